@@ -1,0 +1,115 @@
+# Shared helpers for the local service scripts (kafka.sh, cassandra.sh, kube.sh).
+# Sourced, not run. Every service listens on loopback only, keeps its state in one data
+# directory, records its PID in a file there, and is started at most once.
+
+set -euo pipefail
+
+ONCESTREAM_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ONCESTREAM_CACHE=${ONCESTREAM_CACHE:-$HOME/.cache/oncestream}
+# Default home of the services' data; the test suite points this into target/.
+ONCESTREAM_LOCAL_DIR=${ONCESTREAM_LOCAL_DIR:-$ONCESTREAM_REPO/.local}
+
+log() { printf '[%s] %s\n' "$SERVICE" "$*" >&2; }
+die() { printf '[%s] ERROR: %s\n' "$SERVICE" "$*" >&2; exit 1; }
+
+# pid_alive FILE: the process named in FILE is running.
+pid_alive() {
+  local pid
+  [ -f "$1" ] || return 1
+  pid=$(cat "$1" 2>/dev/null) || return 1
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
+}
+
+# port_open PORT: something accepts TCP connections on 127.0.0.1:PORT.
+port_open() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# require_free_port PORT WHAT: fail clearly when another process holds the port.
+require_free_port() {
+  if port_open "$1"; then
+    local who
+    who=$(ss -ltnpH "sport = :$1" 2>/dev/null | sed -n 's/.*users:((\("[^"]*",pid=[0-9]*\).*/\1/p' | head -1)
+    die "port $1 ($2) on 127.0.0.1 is already taken${who:+ by $who}; stop that process or choose another port (see the variables at the top of $(basename "$0"))"
+  fi
+}
+
+# wait_until TIMEOUT_S DESCRIPTION PID_FILE LOG_FILE -- COMMAND...: poll COMMAND once a
+# second until it succeeds; fail early if the process died, or when the time is up.
+wait_until() {
+  local timeout=$1 what=$2 pidfile=$3 logfile=$4
+  shift 5
+  local start=$SECONDS
+  until "$@" >/dev/null 2>&1; do
+    if ! pid_alive "$pidfile"; then
+      log "last lines of $logfile:"
+      tail -n 30 "$logfile" >&2 || true
+      die "$what exited before it was ready (log: $logfile)"
+    fi
+    if (( SECONDS - start >= timeout )); then
+      log "last lines of $logfile:"
+      tail -n 30 "$logfile" >&2 || true
+      die "$what was not ready after ${timeout}s (log: $logfile)"
+    fi
+    sleep 1
+  done
+  log "$what ready after $((SECONDS - start))s"
+}
+
+# stop_pid FILE WHAT [GRACE_S]: SIGTERM, wait, then SIGKILL; removes the PID file.
+stop_pid() {
+  local pidfile=$1 what=$2 grace=${3:-30}
+  if ! pid_alive "$pidfile"; then
+    rm -f "$pidfile"
+    return 0
+  fi
+  local pid start=$SECONDS
+  pid=$(cat "$pidfile")
+  kill -TERM "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null; do
+    if (( SECONDS - start >= grace )); then
+      log "$what (pid $pid) did not stop in ${grace}s; killing it"
+      kill -KILL "$pid" 2>/dev/null || true
+      break
+    fi
+    sleep 0.2
+  done
+  rm -f "$pidfile"
+  log "$what stopped (pid $pid) in $((SECONDS - start))s"
+}
+
+# start_daemon PID_FILE LOG_FILE COMMAND...: run COMMAND detached from this shell (its
+# own session, so a terminal's Ctrl-C or the caller's exit does not reach it).
+start_daemon() {
+  local pidfile=$1 logfile=$2
+  shift 2
+  setsid "$@" >>"$logfile" 2>&1 < /dev/null &
+  echo $! > "$pidfile"
+}
+
+# maven_classpath NAME POM: the runtime class path of the small pom POM (jars from Maven
+# Central), resolved once and cached by the pom's content.
+maven_classpath() {
+  local name=$1 pom=$2 hash file
+  hash=$(sha256sum "$pom" | cut -c1-16)
+  file="$ONCESTREAM_CACHE/classpath/$name-$hash.txt"
+  if [ ! -s "$file" ]; then
+    command -v mvn >/dev/null 2>&1 || die "mvn is not on PATH; it is needed to fetch the $name jars from Maven Central"
+    mkdir -p "$(dirname "$file")"
+    log "resolving $name jars from Maven Central (first time only)"
+    if ! mvn -B -f "$pom" dependency:build-classpath -Dmdep.outputFile="$file.tmp" -Dmdep.includeScope=runtime \
+        > "$file.log" 2>&1; then
+      tail -n 40 "$file.log" >&2
+      die "could not resolve the $name jars with Maven (pom: $pom, log: $file.log)"
+    fi
+    mv "$file.tmp" "$file"
+  fi
+  cat "$file"
+}
+
+# rss_mb PID_FILE: resident memory of the process in MB (for status output).
+rss_mb() {
+  local pid
+  pid=$(cat "$1" 2>/dev/null) || return 0
+  awk '/VmRSS/ {printf "%d", $2/1024}' "/proc/$pid/status" 2>/dev/null || true
+}

@@ -1,0 +1,83 @@
+package io.oncestream.testing;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+
+/** The test run's real Cassandra node, with a shared CQL session and helpers for keyspaces. */
+public final class CassandraNode implements AutoCloseable {
+
+    private final LocalService service;
+    private final InetSocketAddress contactPoint;
+    private final String datacenter;
+    private CqlSession session;
+
+    CassandraNode(LocalService service) {
+        this.service = service;
+        Map<String, String> env = service.env();
+        String[] hostPort = env.get("CASSANDRA_CONTACT_POINT").split(":");
+        this.contactPoint = new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
+        this.datacenter = env.get("CASSANDRA_DATACENTER");
+    }
+
+    public InetSocketAddress contactPoint() {
+        return contactPoint;
+    }
+
+    public String datacenter() {
+        return datacenter;
+    }
+
+    /** A session shared by the tests; do not close it. */
+    public synchronized CqlSession session() {
+        if (session == null || session.isClosed()) {
+            session = newSession();
+        }
+        return session;
+    }
+
+    /** A new session that the caller owns and closes. */
+    public CqlSession newSession() {
+        DriverConfigLoader config = DriverConfigLoader.programmaticBuilder()
+                .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(20))
+                .withDuration(DefaultDriverOption.CONNECTION_INIT_QUERY_TIMEOUT, Duration.ofSeconds(10))
+                .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, Duration.ofSeconds(20))
+                .build();
+        return CqlSession.builder().addContactPoint(contactPoint).withLocalDatacenter(datacenter)
+                .withConfigLoader(config).build();
+    }
+
+    /** Creates a keyspace named {@code prefix_<random>} (replication factor 1) and returns its name. */
+    public String createKeyspace(String prefix) {
+        String name = prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        session().execute("CREATE KEYSPACE " + name
+                + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+        return name;
+    }
+
+    /** Stops the node (SIGTERM, Cassandra drains) and keeps its data. */
+    public void stop() {
+        service.stop();
+    }
+
+    public void start() {
+        service.start();
+    }
+
+    /** Stops and starts the node on the same data. */
+    public void restart() {
+        service.restart();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (session != null) {
+            session.close();
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package io.oncestream.testing;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/** The test run's real Kafka broker, with helpers to make topics and produce and read records. */
+public final class KafkaBroker implements AutoCloseable {
+
+    private final LocalService service;
+    private final String bootstrap;
+    private final Admin admin;
+
+    KafkaBroker(LocalService service) {
+        this.service = service;
+        this.bootstrap = service.env().get("KAFKA_BOOTSTRAP");
+        this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000));
+    }
+
+    /** {@code host:port} of the broker's client listener. */
+    public String bootstrapServers() {
+        return bootstrap;
+    }
+
+    public Admin admin() {
+        return admin;
+    }
+
+    /** Restarts the broker process on the same data (for failure tests). */
+    public void restart() {
+        service.restart();
+    }
+
+    /** Creates a topic named {@code prefix-<random>} and returns its name, so tests never share one. */
+    public String createTopic(String prefix, int partitions) {
+        String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        try {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot create topic " + name, e.getCause());
+        }
+        return name;
+    }
+
+    /** Producer settings for string keys and values; {@code extra} overrides. */
+    public Properties producerProperties(Map<String, Object> extra) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.putAll(extra);
+        return p;
+    }
+
+    /** Consumer settings for string keys and values, no group, from the earliest offset. */
+    public Properties consumerProperties(Map<String, Object> extra) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.putAll(extra);
+        return p;
+    }
+
+    /** Produces the records (idempotent producer, acks=all) and waits until all are acknowledged. */
+    public void produce(Collection<ProducerRecord<String, String>> records) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProperties(Map.of()))) {
+            for (ProducerRecord<String, String> record : records) {
+                producer.send(record);
+            }
+            producer.flush();
+        }
+    }
+
+    /**
+     * Reads every record of the topic's partitions from offset 0 up to their end offsets as
+     * the given isolation level sees them ({@code read_committed} ends at the last stable offset).
+     */
+    public List<ConsumerRecord<String, String>> readAll(String topic, String isolationLevel) {
+        List<ConsumerRecord<String, String>> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(
+                consumerProperties(Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel)))) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(info -> new TopicPartition(topic, info.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("did not reach the end offsets " + ends + " of " + topic + " in 60 s");
+                }
+                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        admin.close(Duration.ofSeconds(5));
+    }
+}
