@@ -1,0 +1,288 @@
+package io.oncestream.engine;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+import io.oncestream.engine.cassandra.BadRowException;
+import io.oncestream.engine.cassandra.RowSink;
+import io.oncestream.engine.cassandra.WriteTimestamps;
+import io.oncestream.engine.checkpoint.BatchCommit;
+import io.oncestream.engine.checkpoint.BatchOffsets;
+import io.oncestream.engine.checkpoint.Checkpoint;
+import io.oncestream.engine.checkpoint.CheckpointException;
+import io.oncestream.engine.checkpoint.PartitionRange;
+import io.oncestream.engine.config.JobConfig;
+import io.oncestream.engine.kafka.RecordSource;
+import io.oncestream.engine.kafka.SourceException;
+import io.oncestream.engine.plan.BatchPlanner;
+import io.oncestream.engine.plan.KafkaOffsets;
+import io.oncestream.engine.plan.Plan;
+import io.oncestream.engine.transform.RecordTransformer;
+import io.oncestream.engine.transform.SourceRecord;
+import io.oncestream.engine.transform.TransformResult;
+
+/**
+ * The exactly-once micro-batch loop. For batch N:
+ * <ol>
+ * <li>plan ({@link BatchPlanner}): replay an open batch exactly, or take the next range;</li>
+ * <li>write {@code offsets/N} durably before reading a record;</li>
+ * <li>read exactly the planned ranges;</li>
+ * <li>filter and map each record (bad records to the dead-letter table, or fail);</li>
+ * <li>write every row, retrying until Cassandra acknowledged all of them;</li>
+ * <li>write {@code commits/N}, then commit the consumer-group offsets (for lag tools), then
+ *     publish progress, then purge old log entries.</li>
+ * </ol>
+ * A crash anywhere leaves either an open batch, replayed by step 1 with the same records and
+ * the same write timestamps, or a committed one; either way the table ends the same.
+ */
+public final class MicroBatchEngine {
+
+    private static final System.Logger LOG = System.getLogger(MicroBatchEngine.class.getName());
+
+    /** How {@link #run()} ended. */
+    public enum Outcome { COMPLETED, STOPPED }
+
+    /** What one call of {@link #runOnce()} did. */
+    public enum StepResult { RAN_BATCH, IDLE }
+
+    private final JobConfig config;
+    private final Checkpoint checkpoint;
+    private final RecordSource source;
+    private final RecordTransformer transformer;
+    private final RowSink sink;
+    private final ProtocolHooks hooks;
+    private final ProgressTracker progress;
+    private final BooleanSupplier stopRequested;
+    private final LongSupplier clockMs;
+    private Map<String, Long> drainTargets;
+
+    public MicroBatchEngine(JobConfig config, Checkpoint checkpoint, RecordSource source, RecordTransformer transformer,
+            RowSink sink, ProtocolHooks hooks, ProgressTracker progress, BooleanSupplier stopRequested, LongSupplier clockMs) {
+        this.config = config;
+        this.checkpoint = checkpoint;
+        this.source = source;
+        this.transformer = transformer;
+        this.sink = sink;
+        this.hooks = hooks;
+        this.progress = progress;
+        this.stopRequested = stopRequested;
+        this.clockMs = clockMs;
+        checkpoint.commits().latest().ifPresent(c -> checkpoint.offsets().get(c.batchId())
+                .ifPresent(o -> progress.recovered(c.batchId(), o.partitions())));
+    }
+
+    /**
+     * Runs batches until asked to stop, or, with {@code trigger.availableNow}, until everything
+     * that existed at the start is committed. Kafka being unreachable is waited out; a broken
+     * checkpoint, a refused write or (in fail mode) a bad record ends it with an exception.
+     */
+    public Outcome run() {
+        long backoff = 1000;
+        while (!stopRequested.getAsBoolean()) {
+            long started = clockMs.getAsLong();
+            StepResult result;
+            try {
+                result = runOnce();
+                backoff = 1000;
+            } catch (StopRequestedException e) {
+                break;
+            } catch (SourceException e) {
+                progress.sourceAvailable(false);
+                progress.state(EngineState.WAITING_FOR_SOURCE);
+                progress.error(e.getMessage());
+                LOG.log(System.Logger.Level.WARNING, "Kafka unavailable, retrying in " + backoff + " ms: " + e.getMessage());
+                pause(backoff);
+                backoff = Math.min(backoff * 2, 5000);
+                continue;
+            }
+            if (result == StepResult.IDLE && config.trigger().availableNow()) {
+                progress.state(EngineState.COMPLETED);
+                return Outcome.COMPLETED;
+            }
+            if (result == StepResult.IDLE || config.trigger().intervalMs() > 0) {
+                progress.state(EngineState.IDLE);
+                pause(Math.max(config.trigger().intervalMs() - (clockMs.getAsLong() - started), result == StepResult.IDLE ? 100 : 0));
+            }
+        }
+        progress.state(EngineState.STOPPED);
+        return Outcome.STOPPED;
+    }
+
+    /** Plans and runs at most one batch. */
+    public StepResult runOnce() {
+        progress.state(EngineState.PLANNING);
+        long started = clockMs.getAsLong();
+        Map<String, KafkaOffsets> kafka = source.offsets();
+        if (config.trigger().availableNow()) {
+            kafka = capToDrainTargets(kafka);
+        }
+        progress.planned(kafka);
+        Plan plan = BatchPlanner.plan(new BatchPlanner.Input(checkpoint.offsets().latest(), checkpoint.commits().latest(),
+                kafka, config.source().startingOffsets(), config.source().maxRecordsPerBatch(),
+                config.source().failOnDataLoss(), clockMs.getAsLong()));
+        long batchId;
+        BatchOffsets offsets;
+        boolean replay;
+        if (plan instanceof Plan.Idle) {
+            return StepResult.IDLE;
+        } else if (plan instanceof Plan.Replay r) {
+            batchId = r.batchId();
+            offsets = r.offsets();
+            replay = true;
+            LOG.log(System.Logger.Level.INFO, "replaying open batch " + batchId + " with its recorded ranges " + offsets.partitions());
+        } else {
+            Plan.Next n = (Plan.Next) plan;
+            batchId = n.batchId();
+            offsets = n.offsets();
+            replay = false;
+            if (!checkpoint.offsets().add(batchId, offsets)) {
+                throw new CheckpointException(checkpoint.offsets().directory().resolve(Long.toString(batchId)),
+                        "already exists although the planner found no open batch");
+            }
+            if (offsets.lostRecords() > 0) {
+                LOG.log(System.Logger.Level.WARNING, "batch " + batchId + " skips " + offsets.lostRecords()
+                        + " records Kafka no longer has (failOnDataLoss: false)");
+            }
+        }
+        long walDone = clockMs.getAsLong();
+        progress.running(batchId, offsets.partitions());
+        hooks.reached(ProtocolStep.AFTER_WAL, batchId);
+        runBatch(batchId, offsets, replay, started, walDone);
+        return StepResult.RAN_BATCH;
+    }
+
+    private void runBatch(long batchId, BatchOffsets offsets, boolean replay, long started, long walDone) {
+        progress.state(EngineState.READING);
+        Map<String, Long> chain = new TreeMap<>();
+        offsets.partitions().forEach((p, r) -> chain.put(p, r.timestampBase()));
+        List<RowSink.Write> writes = new ArrayList<>();
+        long[] counts = new long[3]; // read, filtered, dead-lettered
+        long half = Math.max(1, offsets.size() / 2);
+        source.read(offsets.partitions(), record -> {
+            long ts = WriteTimestamps.next(chain.get(record.partitionKey()), record.timestampMs());
+            chain.put(record.partitionKey(), ts);
+            TransformResult result = transformer.apply(record);
+            if (result instanceof TransformResult.Row row) {
+                try {
+                    writes.add(sink.prepare(record, row.columns(), ts));
+                } catch (BadRowException e) {
+                    writes.add(badRecord(batchId, record, e.getMessage(), ts));
+                    counts[2]++;
+                }
+            } else if (result instanceof TransformResult.Bad bad) {
+                writes.add(badRecord(batchId, record, bad.reason(), ts));
+                counts[2]++;
+            } else {
+                counts[1]++;
+            }
+            if (++counts[0] == half) {
+                hooks.reached(ProtocolStep.MID_READ, batchId);
+            }
+        });
+        long readDone = clockMs.getAsLong();
+
+        progress.state(EngineState.WRITING);
+        AtomicLong acknowledged = new AtomicLong();
+        long halfWrites = Math.max(1, writes.size() / 2);
+        sink.writeAll(writes, new RowSink.SinkListener() {
+            @Override
+            public void waitingForSink(Throwable cause, int pendingWrites) {
+                progress.sinkAvailable(false);
+                progress.state(EngineState.WAITING_FOR_SINK);
+                progress.error("Cassandra: " + cause.getMessage());
+                LOG.log(System.Logger.Level.WARNING, "batch " + batchId + ": " + pendingWrites
+                        + " writes failed, retrying: " + cause.getMessage());
+            }
+
+            @Override
+            public void sinkAvailable() {
+                progress.sinkAvailable(true);
+                progress.state(EngineState.WRITING);
+            }
+
+            @Override
+            public void acknowledged(int count) {
+                long before = acknowledged.getAndAdd(count);
+                if (before < halfWrites && before + count >= halfWrites) {
+                    hooks.reached(ProtocolStep.MID_WRITE, batchId);
+                }
+            }
+        });
+        progress.sinkAvailable(true);
+        long writeDone = clockMs.getAsLong();
+        hooks.reached(ProtocolStep.AFTER_SINK, batchId);
+
+        progress.state(EngineState.COMMITTING);
+        long rowsWritten = writes.size() - counts[2];
+        BatchCommit commit = new BatchCommit(counts[0], counts[1], rowsWritten, counts[2], writeDone - started, chain,
+                clockMs.getAsLong());
+        if (!checkpoint.commits().add(batchId, commit)) {
+            throw new CheckpointException(checkpoint.commits().directory().resolve(Long.toString(batchId)),
+                    "already exists: batch " + batchId + " was committed twice");
+        }
+        hooks.reached(ProtocolStep.AFTER_COMMIT_LOG, batchId);
+        Map<String, Long> ends = new LinkedHashMap<>();
+        offsets.partitions().forEach((p, r) -> ends.put(p, r.end()));
+        try {
+            source.commitGroupOffsets(ends);
+        } catch (SourceException e) {
+            // Informational only: the commit log is the truth. The next batch commits again.
+            progress.error(e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, e.getMessage());
+        }
+        long committed = clockMs.getAsLong();
+        Map<String, Long> durations = new LinkedHashMap<>();
+        durations.put("planning", walDone - started);
+        durations.put("reading", readDone - walDone);
+        durations.put("writing", writeDone - readDone);
+        durations.put("committing", committed - writeDone);
+        durations.put("total", committed - started);
+        double seconds = Math.max(1, committed - started) / 1000.0;
+        progress.committed(new Progress.BatchFigures(batchId, replay, counts[0], counts[1], rowsWritten, counts[2], durations,
+                counts[0] / seconds, rowsWritten / seconds), offsets.partitions(), offsets.lostRecords());
+        checkpoint.purge(config.checkpoint().retainBatches());
+        LOG.log(System.Logger.Level.INFO, "batch " + batchId + (replay ? " (replayed)" : "") + " committed: read " + counts[0]
+                + ", filtered out " + counts[1] + ", written " + rowsWritten + ", dead-lettered " + counts[2]
+                + " in " + (committed - started) + " ms");
+    }
+
+    private RowSink.Write badRecord(long batchId, SourceRecord record, String reason, long ts) {
+        String where = record.partitionKey() + " offset " + record.offset();
+        if (config.deadLetter().mode() == JobConfig.DeadLetterMode.FAIL) {
+            throw new BadRecordException("bad record at " + where + ": " + reason
+                    + " (set deadLetter.mode: table to keep going and keep such records)");
+        }
+        return sink.prepareDeadLetter(record, reason, batchId, ts);
+    }
+
+    /** availableNow: the latest offsets seen first are where draining stops. */
+    private Map<String, KafkaOffsets> capToDrainTargets(Map<String, KafkaOffsets> kafka) {
+        if (drainTargets == null) {
+            drainTargets = new HashMap<>();
+            kafka.forEach((p, o) -> drainTargets.put(p, o.latest()));
+        }
+        Map<String, KafkaOffsets> capped = new TreeMap<>();
+        kafka.forEach((p, o) -> capped.put(p, new KafkaOffsets(o.earliest(),
+                Math.max(o.earliest(), Math.min(o.latest(), drainTargets.getOrDefault(p, o.earliest()))))));
+        return capped;
+    }
+
+    private void pause(long ms) {
+        long until = clockMs.getAsLong() + ms;
+        while (!stopRequested.getAsBoolean() && clockMs.getAsLong() < until) {
+            try {
+                Thread.sleep(Math.min(50, Math.max(1, until - clockMs.getAsLong())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

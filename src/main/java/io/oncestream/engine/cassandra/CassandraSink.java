@@ -1,0 +1,248 @@
+package io.oncestream.engine.cassandra;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+import com.datastax.oss.driver.api.core.CqlIdentifier;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Statement;
+import com.datastax.oss.driver.api.core.metadata.schema.ColumnMetadata;
+import com.datastax.oss.driver.api.core.metadata.schema.TableMetadata;
+import com.datastax.oss.driver.api.core.servererrors.QueryValidationException;
+import com.datastax.oss.driver.api.core.type.DataTypes;
+
+import io.oncestream.engine.StopRequestedException;
+import io.oncestream.engine.config.InvalidConfigException;
+import io.oncestream.engine.config.JobConfig;
+import io.oncestream.engine.transform.SourceRecord;
+
+/**
+ * Idempotent upserts into the job's table: {@code INSERT ... USING TIMESTAMP ?} with the
+ * timestamp of {@link WriteTimestamps}. Writes of one Cassandra partition share unlogged
+ * batches of at most {@code maxBatchRows}; at most {@code maxInFlight} requests are in the air.
+ * Transient failures are retried with backoff, forever; a write Cassandra refuses as invalid
+ * fails the batch.
+ */
+public final class CassandraSink implements RowSink {
+
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+
+    private final CqlSession session;
+    private final String tableName;
+    private final List<ColumnMetadata> columns;
+    private final List<String> partitionKey;
+    private final boolean[] primaryKey;
+    private final PreparedStatement insert;
+    private final PreparedStatement deadLetterInsert;
+    private final int maxInFlight;
+    private final int maxBatchRows;
+    private final BooleanSupplier stopRequested;
+
+    private CassandraSink(CqlSession session, String tableName, List<ColumnMetadata> columns, List<String> partitionKey,
+            List<ColumnMetadata> primaryKeyColumns, PreparedStatement insert, PreparedStatement deadLetterInsert, JobConfig.CassandraSink config,
+            BooleanSupplier stopRequested) {
+        this.session = session;
+        this.tableName = tableName;
+        this.columns = columns;
+        this.partitionKey = partitionKey;
+        this.primaryKey = new boolean[columns.size()];
+        for (int i = 0; i < columns.size(); i++) {
+            primaryKey[i] = primaryKeyColumns.contains(columns.get(i));
+        }
+        this.insert = insert;
+        this.deadLetterInsert = deadLetterInsert;
+        this.maxInFlight = config.maxInFlight();
+        this.maxBatchRows = config.maxBatchRows();
+        this.stopRequested = stopRequested;
+    }
+
+    /**
+     * Checks the job's columns against the table's metadata and prepares the statements.
+     * Refuses, naming table and column, an unknown column, an unmapped primary-key column or a
+     * counter table; creates the dead-letter table if the job uses one and it is missing.
+     */
+    public static CassandraSink open(CqlSession session, JobConfig config, BooleanSupplier stopRequested) {
+        JobConfig.CassandraSink sink = config.sink();
+        TableMetadata table = SinkTables.require(session, sink.keyspace(), sink.table(), "sink.table");
+        String name = table.getKeyspace().asCql(true) + "." + table.getName().asCql(true);
+        for (ColumnMetadata c : table.getColumns().values()) {
+            if (c.getType().equals(DataTypes.COUNTER)) {
+                throw new InvalidConfigException("sink.table", name + " has counter column " + c.getName().asCql(true)
+                        + ": counter updates are not idempotent, so exactly-once cannot hold");
+            }
+        }
+        List<ColumnMetadata> columns = new ArrayList<>();
+        for (String column : sink.columns().keySet()) {
+            ColumnMetadata c = table.getColumn(CqlIdentifier.fromCql(column)).orElseThrow(() ->
+                    new InvalidConfigException("sink.columns." + column, "column " + column + " does not exist in " + name
+                            + " (its columns: " + table.getColumns().keySet().stream().map(i -> i.asCql(true))
+                            .collect(Collectors.joining(", ")) + ")"));
+            columns.add(c);
+        }
+        for (ColumnMetadata key : table.getPrimaryKey()) {
+            if (!columns.contains(key)) {
+                throw new InvalidConfigException("sink.columns", "primary-key column " + key.getName().asCql(true) + " of "
+                        + name + " has no expression");
+            }
+        }
+        List<String> partitionKey = table.getPartitionKey().stream().map(c -> c.getName().asInternal()).toList();
+        String insert = "INSERT INTO " + name + " ("
+                + columns.stream().map(c -> c.getName().asCql(true)).collect(Collectors.joining(", "))
+                + ") VALUES (" + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ") USING TIMESTAMP ?";
+        PreparedStatement deadLetter = null;
+        if (config.deadLetter().mode() == JobConfig.DeadLetterMode.TABLE) {
+            deadLetter = session.prepare(SinkTables.deadLetterInsert(session, sink.keyspace(), config.deadLetter().table()));
+        }
+        return new CassandraSink(session, name, columns, partitionKey, table.getPrimaryKey(), session.prepare(insert), deadLetter, sink, stopRequested);
+    }
+
+    @Override
+    public Write prepare(SourceRecord origin, Map<String, Object> values, long timestampMicros) throws BadRowException {
+        Object[] bound = new Object[columns.size() + 1];
+        Map<String, Object> key = new LinkedHashMap<>();
+        for (int i = 0; i < columns.size(); i++) {
+            ColumnMetadata c = columns.get(i);
+            String column = c.getName().asInternal();
+            Object value;
+            try {
+                value = ColumnValues.convert(values.get(column), c.getType());
+            } catch (IllegalArgumentException e) {
+                throw new BadRowException("sink.columns." + column + ": " + e.getMessage());
+            }
+            if (value == null && primaryKey[i]) {
+                throw new BadRowException("sink.columns." + column + ": primary-key column is null");
+            }
+            if (partitionKey.contains(column)) {
+                key.put(column, value);
+            }
+            bound[i] = value;
+        }
+        bound[columns.size()] = timestampMicros;
+        BoundStatement statement = insert.bind(bound).setIdempotent(true);
+        return new CassandraWrite(statement, key);
+    }
+
+    @Override
+    public Write prepareDeadLetter(SourceRecord r, String error, long batchId, long timestampMicros) {
+        if (deadLetterInsert == null) {
+            throw new IllegalStateException("the job has no dead-letter table");
+        }
+        BoundStatement statement = deadLetterInsert.bind(r.topic(), r.partition(), r.offset(),
+                r.key() == null ? null : ByteBuffer.wrap(r.key()), r.value() == null ? null : ByteBuffer.wrap(r.value()),
+                Instant.ofEpochMilli(r.timestampMs()), error, batchId, timestampMicros).setIdempotent(true);
+        return new CassandraWrite(statement, List.of(r.topic(), r.partition()));
+    }
+
+    @Override
+    public void writeAll(List<Write> writes, SinkListener listener) {
+        List<Statement<?>> pending = group(writes);
+        long backoffMs = 200;
+        boolean waited = false;
+        while (!pending.isEmpty()) {
+            ConcurrentLinkedQueue<Statement<?>> failed = new ConcurrentLinkedQueue<>();
+            AtomicReference<Throwable> lastTransient = new AtomicReference<>();
+            AtomicReference<Throwable> fatal = new AtomicReference<>();
+            Semaphore inFlight = new Semaphore(maxInFlight);
+            List<CompletableFuture<?>> futures = new ArrayList<>(pending.size());
+            for (Statement<?> statement : pending) {
+                if (stopRequested.getAsBoolean()) {
+                    throw new StopRequestedException();
+                }
+                inFlight.acquireUninterruptibly();
+                futures.add(session.executeAsync(statement).toCompletableFuture().whenComplete((rs, error) -> {
+                    inFlight.release();
+                    if (error == null) {
+                        listener.acknowledged(size(statement));
+                    } else if (isPermanent(error)) {
+                        fatal.compareAndSet(null, error);
+                    } else {
+                        lastTransient.set(error);
+                        failed.add(statement);
+                    }
+                }));
+            }
+            CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
+            if (fatal.get() != null) {
+                throw new SinkException("Cassandra refused a write to " + tableName + ": " + fatal.get().getMessage(), fatal.get());
+            }
+            pending = new ArrayList<>(failed);
+            if (!pending.isEmpty()) {
+                listener.waitingForSink(lastTransient.get(), pending.size());
+                waited = true;
+                sleep(backoffMs);
+                backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF.toMillis());
+            } else if (waited) {
+                listener.sinkAvailable();
+            }
+        }
+    }
+
+    /** Unlogged batches of writes to the same Cassandra partition, in arrival order. */
+    private List<Statement<?>> group(List<Write> writes) {
+        Map<Object, List<BoundStatement>> byPartition = new LinkedHashMap<>();
+        for (Write w : writes) {
+            CassandraWrite cw = (CassandraWrite) w;
+            byPartition.computeIfAbsent(cw.partition(), k -> new ArrayList<>()).add(cw.statement());
+        }
+        List<Statement<?>> out = new ArrayList<>();
+        for (List<BoundStatement> group : byPartition.values()) {
+            for (int i = 0; i < group.size(); i += maxBatchRows) {
+                List<BoundStatement> chunk = group.subList(i, Math.min(group.size(), i + maxBatchRows));
+                if (chunk.size() == 1) {
+                    out.add(chunk.get(0));
+                } else {
+                    out.add(BatchStatement.newInstance(DefaultBatchType.UNLOGGED).addAll(chunk).setIdempotent(true));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static int size(Statement<?> statement) {
+        return statement instanceof BatchStatement batch ? batch.size() : 1;
+    }
+
+    /** Errors a retry cannot fix: the statement itself is wrong (bad value, no permission). */
+    private static boolean isPermanent(Throwable error) {
+        Throwable e = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+        return e instanceof QueryValidationException;
+    }
+
+    private void sleep(long ms) {
+        long until = System.currentTimeMillis() + ms;
+        while (System.currentTimeMillis() < until) {
+            if (stopRequested.getAsBoolean()) {
+                throw new StopRequestedException();
+            }
+            try {
+                Thread.sleep(Math.min(100, Math.max(1, until - System.currentTimeMillis())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StopRequestedException();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        // The session belongs to the caller.
+    }
+
+    private record CassandraWrite(BoundStatement statement, Object partition) implements Write {
+    }
+}

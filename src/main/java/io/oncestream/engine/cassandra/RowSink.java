@@ -1,0 +1,45 @@
+package io.oncestream.engine.cassandra;
+
+import java.util.List;
+import java.util.Map;
+
+import io.oncestream.engine.transform.SourceRecord;
+
+/** Where rows go: prepared writes, then written together, retried until acknowledged. */
+public interface RowSink extends AutoCloseable {
+
+    /** A write ready to send. */
+    interface Write {
+    }
+
+    /**
+     * Turns a mapped row into a write with the given timestamp.
+     *
+     * @throws BadRowException if the row cannot be written (a value of the wrong type, a null key)
+     */
+    Write prepare(SourceRecord origin, Map<String, Object> columns, long timestampMicros) throws BadRowException;
+
+    /** A dead-letter write for a record that could not be decoded, mapped or bound. */
+    Write prepareDeadLetter(SourceRecord record, String error, long batchId, long timestampMicros);
+
+    /**
+     * Writes everything and returns once Cassandra acknowledged every write. Transient
+     * failures are retried with backoff for as long as it takes, telling {@code listener}.
+     */
+    void writeAll(List<Write> writes, SinkListener listener);
+
+    @Override
+    void close();
+
+    /** Told what the sink is doing, for progress and health. */
+    interface SinkListener {
+        /** Some writes failed transiently; they will be retried after a pause. */
+        void waitingForSink(Throwable cause, int pendingWrites);
+
+        /** Writes are being acknowledged again. */
+        void sinkAvailable();
+
+        /** {@code count} more writes were acknowledged. */
+        void acknowledged(int count);
+    }
+}

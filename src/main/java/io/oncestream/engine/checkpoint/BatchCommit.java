@@ -1,0 +1,24 @@
+package io.oncestream.engine.checkpoint;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * An entry of the commit log ({@code commits/<N>}): written only after every row of batch N
+ * was acknowledged by Cassandra.
+ *
+ * @param recordsRead     records read from Kafka
+ * @param recordsFiltered records the filter dropped
+ * @param rowsWritten     rows written to the sink table
+ * @param deadLettered    records written to the dead-letter table
+ * @param durationMs      time from planning to commit
+ * @param lastTimestamps  last write timestamp (microseconds) per partition, the next batch's base
+ * @param committedAtMs   wall-clock time of the commit
+ */
+public record BatchCommit(long recordsRead, long recordsFiltered, long rowsWritten, long deadLettered,
+        long durationMs, Map<String, Long> lastTimestamps, long committedAtMs) {
+
+    public BatchCommit {
+        lastTimestamps = new TreeMap<>(lastTimestamps);
+    }
+}

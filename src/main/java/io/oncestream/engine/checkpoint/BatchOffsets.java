@@ -1,0 +1,24 @@
+package io.oncestream.engine.checkpoint;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * An entry of the offset write-ahead log ({@code offsets/<N>}): the exact range of every
+ * assigned partition that batch N reads, written before a record of it is read.
+ *
+ * @param partitions   range per partition, keyed {@code topic-partition}
+ * @param lostRecords  records skipped because Kafka no longer had them ({@code failOnDataLoss: false})
+ * @param plannedAtMs  wall-clock time of planning (informational)
+ */
+public record BatchOffsets(Map<String, PartitionRange> partitions, long lostRecords, long plannedAtMs) {
+
+    public BatchOffsets {
+        partitions = new TreeMap<>(partitions);
+    }
+
+    /** Records this batch reads at most (gaps from compaction or transactions make it fewer). */
+    public long size() {
+        return partitions.values().stream().mapToLong(PartitionRange::size).sum();
+    }
+}

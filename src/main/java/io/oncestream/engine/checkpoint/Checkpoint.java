@@ -1,0 +1,136 @@
+package io.oncestream.engine.checkpoint;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * A worker's checkpoint directory:
+ * <pre>
+ * metadata      job id and partition share ({@link CheckpointMetadata})
+ * offsets/N     the write-ahead log: batch N's exact ranges, written before reading
+ * commits/N     the commit log: written after every row of batch N is acknowledged
+ * .lock         held exclusively while a worker uses the directory
+ * </pre>
+ */
+public final class Checkpoint implements AutoCloseable {
+
+    private final Path dir;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final FileBatchLog<BatchOffsets> offsets;
+    private final FileBatchLog<BatchCommit> commits;
+
+    private Checkpoint(Path dir, FileChannel lockChannel, FileLock lock, DurableFiles files) {
+        this.dir = dir;
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+        this.offsets = new FileBatchLog<>(dir.resolve("offsets"), BatchOffsets.class, files);
+        this.commits = new FileBatchLog<>(dir.resolve("commits"), BatchCommit.class, files);
+    }
+
+    /**
+     * Locks {@code dir}, then checks its metadata against {@code expected} (or writes it for
+     * a new checkpoint). Fails, naming the file, if another process holds the lock or the
+     * checkpoint belongs to another job or partition share.
+     */
+    public static Checkpoint open(Path dir, CheckpointMetadata expected, DurableFiles files) {
+        FileChannel channel = null;
+        try {
+            Files.createDirectories(dir);
+            Path lockFile = dir.resolve(".lock");
+            channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock;
+            try {
+                lock = channel.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                throw new CheckpointException(lockFile, "the checkpoint is in use by another worker process");
+            }
+            DurableFiles.removeTempFiles(dir);
+            checkOrWriteMetadata(dir.resolve("metadata"), expected, files);
+            return new Checkpoint(dir, channel, lock, files);
+        } catch (IOException e) {
+            closeQuietly(channel);
+            throw new CheckpointException(dir, "cannot open checkpoint: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeQuietly(channel);
+            throw e;
+        }
+    }
+
+    private static void checkOrWriteMetadata(Path file, CheckpointMetadata expected, DurableFiles files) throws IOException {
+        if (!Files.exists(file)) {
+            files.createAtomically(file, CheckpointJson.encode(expected));
+            return;
+        }
+        CheckpointMetadata found = CheckpointJson.decode(file, Files.readAllBytes(file), CheckpointMetadata.class);
+        if (found.format() != CheckpointMetadata.FORMAT) {
+            throw new CheckpointException(file, "checkpoint format " + found.format() + " is not supported (expected "
+                    + CheckpointMetadata.FORMAT + ")");
+        }
+        if (!found.jobId().equals(expected.jobId())) {
+            throw new CheckpointException(file, "belongs to job '" + found.jobId() + "', not '" + expected.jobId() + "'");
+        }
+        if (!found.topics().equals(expected.topics())) {
+            throw new CheckpointException(file, "was written for topics " + found.topics() + ", the job now reads "
+                    + expected.topics() + "; start a new checkpoint to change topics");
+        }
+        if (found.parallelism() != expected.parallelism() || found.workerIndex() != expected.workerIndex()) {
+            throw new CheckpointException(file, "was written by worker " + found.workerIndex() + " of " + found.parallelism()
+                    + ", this is worker " + expected.workerIndex() + " of " + expected.parallelism()
+                    + "; refusing to start (changing parallelism needs a hand-off of committed offsets)");
+        }
+    }
+
+    public Path directory() {
+        return dir;
+    }
+
+    /** The offset write-ahead log. */
+    public FileBatchLog<BatchOffsets> offsets() {
+        return offsets;
+    }
+
+    /** The commit log. */
+    public FileBatchLog<BatchCommit> commits() {
+        return commits;
+    }
+
+    /** Keeps the newest {@code retain} committed batches in both logs (and any open batch). */
+    public void purge(int retain) {
+        commits.latest().ifPresent(latest -> {
+            long keepFrom = latest.batchId() - retain + 1;
+            if (keepFrom > 0) {
+                offsets.purgeBefore(keepFrom);
+                commits.purgeBefore(keepFrom);
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        try {
+            lock.release();
+        } catch (IOException ignored) {
+            // closing the channel releases it too
+        }
+        closeQuietly(lockChannel);
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // nothing to do: the lock goes with the process
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.oncestream.engine.checkpoint;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+
+/**
+ * The format of every checkpoint file: a version line ({@code v1}) and one JSON document.
+ * A reader refuses any other version, so a newer writer's files are never misread.
+ */
+final class CheckpointJson {
+
+    static final String VERSION_LINE = "v1";
+
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
+            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+            .build();
+
+    private CheckpointJson() {
+    }
+
+    static byte[] encode(Object value) {
+        try {
+            return (VERSION_LINE + "\n" + MAPPER.writeValueAsString(value) + "\n").getBytes(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot encode " + value, e);
+        }
+    }
+
+    static <T> T decode(Path file, byte[] bytes, Class<T> type) {
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        int newline = text.indexOf('\n');
+        if (newline < 0) {
+            throw new CheckpointException(file, bytes.length == 0 ? "file is empty" : "no version line");
+        }
+        String version = text.substring(0, newline).strip();
+        if (!VERSION_LINE.equals(version)) {
+            throw new CheckpointException(file, "unsupported version line '" + abbreviate(version)
+                    + "' (this worker reads " + VERSION_LINE + ")");
+        }
+        try {
+            T value = MAPPER.readValue(text.substring(newline + 1), type);
+            if (value == null) {
+                throw new CheckpointException(file, "no JSON document after the version line");
+            }
+            return value;
+        } catch (IOException e) {
+            throw new CheckpointException(file, "not a valid " + type.getSimpleName() + ": "
+                    + e.getMessage().lines().findFirst().orElse(""), e);
+        }
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 20 ? s : s.substring(0, 20) + "...";
+    }
+}

@@ -1,0 +1,81 @@
+package io.oncestream.engine.config;
+
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
+/**
+ * What a worker runs: the job configuration the operator writes into the job's ConfigMap as
+ * JSON and the worker reads with {@link JobConfigs#parse}. The schema is documented in
+ * {@code docs/worker-config.md}; every field name here is part of that contract.
+ *
+ * @param jobId       stable identity of the job ({@code namespace/name}); stored in the checkpoint
+ * @param source      where records come from
+ * @param format      how record values are decoded before the filter and columns see them
+ * @param filter      CEL expression that keeps a record when true; null or blank keeps all
+ * @param sink        where rows go
+ * @param deadLetter  what happens to records that cannot be decoded or mapped
+ * @param trigger     when batches run
+ * @param checkpoint  checkpoint retention
+ * @param parallelism number of workers; partitions are split among them
+ */
+@JsonIgnoreProperties(ignoreUnknown = false)
+public record JobConfig(
+        String jobId,
+        KafkaSource source,
+        RecordFormat format,
+        String filter,
+        CassandraSink sink,
+        DeadLetter deadLetter,
+        Trigger trigger,
+        Checkpoint checkpoint,
+        int parallelism) {
+
+    /** Kafka source settings. */
+    public record KafkaSource(
+            String bootstrapServers,
+            List<String> topics,
+            StartingOffsets startingOffsets,
+            int maxRecordsPerBatch,
+            boolean failOnDataLoss,
+            String groupId,
+            Map<String, String> properties) {
+    }
+
+    /** Cassandra sink settings; {@code columns} maps each column to a CEL expression. */
+    public record CassandraSink(
+            List<String> contactPoints,
+            String localDatacenter,
+            String keyspace,
+            String table,
+            String consistency,
+            Map<String, String> columns,
+            int maxInFlight,
+            int maxBatchRows) {
+    }
+
+    /**
+     * Bad records: {@code mode = TABLE} writes them to {@code keyspace.table} keyed by
+     * (topic, partition, offset); {@code mode = FAIL} stops the job with the record named.
+     */
+    public record DeadLetter(DeadLetterMode mode, String table) {
+    }
+
+    /** {@code availableNow}: drain what exists at start, then stop; otherwise run every {@code intervalMs}. */
+    public record Trigger(long intervalMs, boolean availableNow) {
+    }
+
+    /** How many committed batches the offset and commit logs keep. */
+    public record Checkpoint(int retainBatches) {
+    }
+
+    /** Where a job without a checkpoint starts reading. */
+    public enum StartingOffsets { EARLIEST, LATEST }
+
+    /** How record values are decoded. */
+    public enum RecordFormat { JSON, STRING }
+
+    /** What happens to a bad record. */
+    public enum DeadLetterMode { TABLE, FAIL }
+}

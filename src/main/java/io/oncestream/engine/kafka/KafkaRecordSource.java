@@ -1,0 +1,159 @@
+package io.oncestream.engine.kafka;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+import io.oncestream.engine.StopRequestedException;
+import io.oncestream.engine.checkpoint.PartitionRange;
+import io.oncestream.engine.config.JobConfig;
+import io.oncestream.engine.plan.KafkaOffsets;
+import io.oncestream.engine.transform.SourceRecord;
+
+/**
+ * Reads exact offset ranges from Kafka with {@code assign} + {@code seek}: no group
+ * membership (so no rebalances), {@code read_committed}, and a batch ends when each
+ * partition's position reaches its end offset, not after a count of records, because
+ * compaction and transaction markers leave gaps in the offsets.
+ */
+public final class KafkaRecordSource implements RecordSource {
+
+    private static final Duration POLL = Duration.ofMillis(500);
+
+    private final JobConfig.KafkaSource config;
+    private final PartitionAssignment assignment;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final BooleanSupplier stopRequested;
+
+    public KafkaRecordSource(JobConfig.KafkaSource config, PartitionAssignment assignment, BooleanSupplier stopRequested) {
+        this.config = config;
+        this.assignment = assignment;
+        this.stopRequested = stopRequested;
+        Properties props = new Properties();
+        props.putAll(config.properties());
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        props.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(32 * 1024 * 1024));
+        props.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(4 * 1024 * 1024));
+        props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, config.groupId() + "-worker-" + assignment.workerIndex());
+        this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    @Override
+    public Map<String, KafkaOffsets> offsets() {
+        List<TopicPartition> owned = new ArrayList<>();
+        try {
+            for (String topic : assignment.sortedTopics()) {
+                List<PartitionInfo> infos = consumer.partitionsFor(topic);
+                if (infos == null || infos.isEmpty()) {
+                    throw new SourceException("topic '" + topic + "' does not exist in Kafka at " + config.bootstrapServers());
+                }
+                for (PartitionInfo info : infos) {
+                    if (assignment.owns(topic, info.partition())) {
+                        owned.add(new TopicPartition(topic, info.partition()));
+                    }
+                }
+            }
+            Map<TopicPartition, Long> earliest = consumer.beginningOffsets(owned);
+            Map<TopicPartition, Long> latest = consumer.endOffsets(owned); // the last stable offset under read_committed
+            Map<String, KafkaOffsets> out = new TreeMap<>();
+            for (TopicPartition tp : owned) {
+                out.put(tp.toString(), new KafkaOffsets(earliest.get(tp), latest.get(tp)));
+            }
+            return out;
+        } catch (KafkaException e) {
+            throw new SourceException("cannot read offsets from Kafka at " + config.bootstrapServers() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void read(Map<String, PartitionRange> ranges, Consumer<SourceRecord> handler) {
+        Map<TopicPartition, PartitionRange> todo = new HashMap<>();
+        ranges.forEach((key, range) -> {
+            if (range.size() > 0) {
+                todo.put(parse(key), range);
+            }
+        });
+        if (todo.isEmpty()) {
+            return;
+        }
+        consumer.assign(todo.keySet());
+        todo.forEach((tp, range) -> consumer.seek(tp, range.start()));
+        Set<TopicPartition> open = new HashSet<>(todo.keySet());
+        while (!open.isEmpty()) {
+            if (stopRequested.getAsBoolean()) {
+                throw new StopRequestedException();
+            }
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
+                TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                PartitionRange range = todo.get(tp);
+                if (range != null && r.offset() >= range.start() && r.offset() < range.end()) {
+                    handler.accept(toSourceRecord(r));
+                }
+            }
+            for (var it = open.iterator(); it.hasNext(); ) {
+                TopicPartition tp = it.next();
+                if (consumer.position(tp) >= todo.get(tp).end()) {
+                    consumer.pause(List.of(tp));
+                    it.remove();
+                }
+            }
+        }
+        consumer.resume(consumer.paused());
+        consumer.assign(List.of());
+    }
+
+    @Override
+    public void commitGroupOffsets(Map<String, Long> ends) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        ends.forEach((key, end) -> offsets.put(parse(key), new OffsetAndMetadata(end)));
+        try {
+            consumer.commitSync(offsets, Duration.ofSeconds(10));
+        } catch (KafkaException e) {
+            throw new SourceException("cannot commit consumer-group offsets of group '" + config.groupId() + "': " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+    }
+
+    /** {@code topic-partition} back to a TopicPartition (topic names may contain '-'). */
+    static TopicPartition parse(String key) {
+        int dash = key.lastIndexOf('-');
+        return new TopicPartition(key.substring(0, dash), Integer.parseInt(key.substring(dash + 1)));
+    }
+
+    private static SourceRecord toSourceRecord(ConsumerRecord<byte[], byte[]> r) {
+        Map<String, String> headers = new HashMap<>();
+        for (Header h : r.headers()) {
+            headers.put(h.key(), h.value() == null ? "" : new String(h.value(), StandardCharsets.UTF_8));
+        }
+        return new SourceRecord(r.topic(), r.partition(), r.offset(), r.timestamp(), r.key(), r.value(), headers);
+    }
+}

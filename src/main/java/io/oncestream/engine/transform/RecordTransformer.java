@@ -1,0 +1,153 @@
+package io.oncestream.engine.transform;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.CelOptions;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.CelValidationResult;
+import dev.cel.common.types.CelType;
+import dev.cel.common.types.MapType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.common.values.NullValue;
+import dev.cel.compiler.CelCompiler;
+import dev.cel.compiler.CelCompilerFactory;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelRuntimeFactory;
+import io.oncestream.engine.config.InvalidConfigException;
+import io.oncestream.engine.config.JobConfig;
+
+/**
+ * The job's CEL filter and column expressions, compiled once. Expressions see:
+ * <ul>
+ * <li>{@code value}: the record value, decoded as JSON (objects, lists, strings, {@code int}
+ *     for integral numbers, {@code double} otherwise, {@code null}) or as a UTF-8 string</li>
+ * <li>{@code key}: the record key as a UTF-8 string, or {@code null}</li>
+ * <li>{@code headers}: {@code map(string, string)}</li>
+ * <li>{@code topic} (string), {@code partition}, {@code offset}, {@code timestamp} (int, ms since the epoch)</li>
+ * </ul>
+ * Numbers compare across int and double ({@code value.amount > 100} works for 150.5 too).
+ * Evaluation is deterministic: the same record always gives the same row.
+ */
+public final class RecordTransformer {
+
+    private static final CelOptions OPTIONS = CelOptions.current()
+            .enableHeterogeneousNumericComparisons(true)
+            .build();
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final JobConfig.RecordFormat format;
+    private final CelRuntime.Program filter;
+    private final Map<String, CelRuntime.Program> columns;
+
+    private RecordTransformer(JobConfig.RecordFormat format, CelRuntime.Program filter, Map<String, CelRuntime.Program> columns) {
+        this.format = format;
+        this.filter = filter;
+        this.columns = columns;
+    }
+
+    /** Compiles the filter and columns of {@code config}; an error names the field, e.g. {@code sink.columns.amount}. */
+    public static RecordTransformer compile(JobConfig config) {
+        CelRuntime runtime = CelRuntimeFactory.standardCelRuntimeBuilder().setOptions(OPTIONS).build();
+        CelRuntime.Program filter = null;
+        if (config.filter() != null && !config.filter().isBlank()) {
+            filter = program(runtime, compiler(SimpleType.BOOL), config.filter(), "filter");
+        }
+        CelCompiler columnCompiler = compiler(SimpleType.DYN);
+        Map<String, CelRuntime.Program> columns = new LinkedHashMap<>();
+        config.sink().columns().forEach((column, expression) ->
+                columns.put(column, program(runtime, columnCompiler, expression, "sink.columns." + column)));
+        return new RecordTransformer(config.format(), filter, columns);
+    }
+
+    /** Checks an expression without building a transformer (the operator's validation); null if fine. */
+    public static String check(String expression, boolean isFilter) {
+        CelValidationResult result = compiler(isFilter ? SimpleType.BOOL : SimpleType.DYN).compile(expression);
+        return result.hasError() ? result.getErrorString() : null;
+    }
+
+    private static CelCompiler compiler(CelType resultType) {
+        return CelCompilerFactory.standardCelCompilerBuilder()
+                .setOptions(OPTIONS)
+                .addVar("value", SimpleType.DYN)
+                .addVar("key", SimpleType.DYN)
+                .addVar("headers", MapType.create(SimpleType.STRING, SimpleType.STRING))
+                .addVar("topic", SimpleType.STRING)
+                .addVar("partition", SimpleType.INT)
+                .addVar("offset", SimpleType.INT)
+                .addVar("timestamp", SimpleType.INT)
+                .setResultType(resultType)
+                .build();
+    }
+
+    private static CelRuntime.Program program(CelRuntime runtime, CelCompiler compiler, String expression, String field) {
+        try {
+            CelAbstractSyntaxTree ast = compiler.compile(expression).getAst();
+            return runtime.createProgram(ast);
+        } catch (CelValidationException e) {
+            throw new InvalidConfigException(field, "CEL expression does not compile: " + e.getMessage());
+        } catch (Exception e) {
+            throw new InvalidConfigException(field, "CEL expression cannot be prepared: " + e.getMessage());
+        }
+    }
+
+    /** Applies the filter, then the columns. Never throws for a bad record: it returns {@link TransformResult.Bad}. */
+    public TransformResult apply(SourceRecord record) {
+        Object value;
+        try {
+            value = decode(record.value());
+        } catch (JsonParseException e) {
+            return new TransformResult.Bad("value is not valid JSON: " + e.getOriginalMessage());
+        } catch (Exception e) {
+            return new TransformResult.Bad("value cannot be decoded: " + e.getMessage());
+        }
+        Map<String, Object> vars = new HashMap<>();
+        vars.put("value", value);
+        vars.put("key", record.key() == null ? NullValue.NULL_VALUE : new String(record.key(), StandardCharsets.UTF_8));
+        vars.put("headers", record.headers());
+        vars.put("topic", record.topic());
+        vars.put("partition", (long) record.partition());
+        vars.put("offset", record.offset());
+        vars.put("timestamp", record.timestampMs());
+        if (filter != null) {
+            try {
+                if (!Boolean.TRUE.equals(filter.eval(vars))) {
+                    return new TransformResult.Filtered();
+                }
+            } catch (CelEvaluationException e) {
+                return new TransformResult.Bad("filter: " + e.getMessage());
+            }
+        }
+        Map<String, Object> row = new LinkedHashMap<>();
+        for (Map.Entry<String, CelRuntime.Program> column : columns.entrySet()) {
+            try {
+                Object v = column.getValue().eval(vars);
+                row.put(column.getKey(), v instanceof NullValue ? null : v);
+            } catch (CelEvaluationException e) {
+                return new TransformResult.Bad("sink.columns." + column.getKey() + ": " + e.getMessage());
+            }
+        }
+        return new TransformResult.Row(row);
+    }
+
+    private Object decode(byte[] bytes) throws Exception {
+        if (bytes == null) {
+            return NullValue.NULL_VALUE;
+        }
+        if (format == JobConfig.RecordFormat.STRING) {
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+        JsonNode node = JSON.readTree(bytes);
+        if (node == null || node.isMissingNode()) {
+            throw new JsonParseException(null, "empty value");
+        }
+        return CelJson.toCel(node);
+    }
+}

@@ -1,0 +1,74 @@
+package io.oncestream.worker;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import io.oncestream.engine.Progress;
+
+/**
+ * The worker's HTTP endpoints: {@code GET /progress} (JSON {@link Progress}), {@code /metrics}
+ * (Prometheus text), {@code /healthz/live} (the process answers) and {@code /healthz/ready}
+ * (the engine runs and has not failed).
+ */
+final class WorkerHttpServer implements AutoCloseable {
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private final HttpServer server;
+
+    WorkerHttpServer(String host, int port, Supplier<Progress> progress, BooleanSupplier ready) throws IOException {
+        server = HttpServer.create(new InetSocketAddress(host, port), 16);
+        server.setExecutor(Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "worker-http");
+            t.setDaemon(true);
+            return t;
+        }));
+        server.createContext("/progress", ex -> respond(ex, 200, "application/json", JSON.writeValueAsString(progress.get())));
+        server.createContext("/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4",
+                PrometheusMetrics.render(progress.get())));
+        server.createContext("/healthz/live", ex -> respond(ex, 200, "text/plain", "ok\n"));
+        server.createContext("/healthz/ready", ex -> {
+            boolean ok = ready.getAsBoolean();
+            respond(ex, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "not ready: " + progress.get().state() + "\n");
+        });
+        server.createContext("/", ex -> respond(ex, 404, "application/json",
+                JSON.writeValueAsString(Map.of("error", "not found", "endpoints",
+                        new String[] {"/progress", "/metrics", "/healthz/live", "/healthz/ready"}))));
+        server.start();
+    }
+
+    int port() {
+        return server.getAddress().getPort();
+    }
+
+    private static void respond(HttpExchange ex, int status, String type, String body) throws IOException {
+        try (ex) {
+            if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {
+                ex.sendResponseHeaders(405, -1);
+                return;
+            }
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", type);
+            ex.sendResponseHeaders(status, bytes.length);
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(bytes);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

@@ -1,0 +1,120 @@
+package io.oncestream.worker;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+
+import io.oncestream.engine.EngineState;
+import io.oncestream.engine.MicroBatchEngine;
+import io.oncestream.engine.ProgressTracker;
+import io.oncestream.engine.cassandra.CassandraSessions;
+import io.oncestream.engine.cassandra.CassandraSink;
+import io.oncestream.engine.checkpoint.Checkpoint;
+import io.oncestream.engine.checkpoint.CheckpointMetadata;
+import io.oncestream.engine.checkpoint.DurableFiles;
+import io.oncestream.engine.config.JobConfig;
+import io.oncestream.engine.config.JobConfigs;
+import io.oncestream.engine.kafka.KafkaRecordSource;
+import io.oncestream.engine.kafka.PartitionAssignment;
+import io.oncestream.engine.transform.RecordTransformer;
+
+/**
+ * The worker process. Exit codes: 0 after {@code availableNow} drained or after SIGTERM,
+ * 1 when the job failed with {@code availableNow}, 2 for a bad command line or configuration.
+ * A continuous job that fails stays up reporting {@code FAILED} (so it does not crash-loop)
+ * until it is stopped.
+ */
+public final class WorkerMain {
+
+    private static final System.Logger LOG = System.getLogger(WorkerMain.class.getName());
+
+    private WorkerMain() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String[] args) {
+        WorkerOptions options;
+        JobConfig config;
+        try {
+            options = WorkerOptions.parse(args, System.getenv());
+            config = JobConfigs.read(options.config());
+            if (options.workerIndex() >= config.parallelism()) {
+                throw new IllegalArgumentException("worker index " + options.workerIndex() + " is not below parallelism "
+                        + config.parallelism());
+            }
+        } catch (RuntimeException e) {
+            System.err.println("oncestream worker: " + e.getMessage());
+            return 2;
+        }
+        ProgressTracker progress = new ProgressTracker(config.jobId(), options.workerIndex(), config.parallelism());
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch finished = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stop.set(true);
+            try {
+                finished.await(25, TimeUnit.SECONDS);
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        }, "worker-shutdown"));
+        try (WorkerHttpServer http = new WorkerHttpServer(options.httpHost(), options.httpPort(), progress::snapshot,
+                () -> progress.state() != EngineState.FAILED && progress.state() != EngineState.STARTING)) {
+            LOG.log(System.Logger.Level.INFO, "worker " + options.workerIndex() + " of job " + config.jobId()
+                    + " serving http on " + options.httpHost() + ":" + http.port());
+            try {
+                MicroBatchEngine.Outcome outcome = runEngine(config, options, progress, stop);
+                LOG.log(System.Logger.Level.INFO, "worker finished: " + outcome);
+                return 0;
+            } catch (RuntimeException e) {
+                progress.state(EngineState.FAILED);
+                progress.error(e.getMessage());
+                LOG.log(System.Logger.Level.ERROR, "job failed: " + e.getMessage(), e);
+                if (config.trigger().availableNow()) {
+                    return 1;
+                }
+                while (!stop.get()) {
+                    sleep(200);
+                }
+                return 1;
+            }
+        } catch (java.io.IOException e) {
+            System.err.println("oncestream worker: cannot serve http on " + options.httpHost() + ":" + options.httpPort()
+                    + ": " + e.getMessage());
+            return 2;
+        } finally {
+            finished.countDown();
+        }
+    }
+
+    private static MicroBatchEngine.Outcome runEngine(JobConfig config, WorkerOptions options, ProgressTracker progress,
+            AtomicBoolean stop) {
+        PartitionAssignment assignment = new PartitionAssignment(config.source().topics(), config.parallelism(),
+                options.workerIndex());
+        RecordTransformer transformer = RecordTransformer.compile(config);
+        CheckpointMetadata metadata = new CheckpointMetadata(CheckpointMetadata.FORMAT, config.jobId(),
+                config.source().topics(), config.parallelism(), options.workerIndex());
+        try (Checkpoint checkpoint = Checkpoint.open(options.checkpoint(), metadata, DurableFiles.synced());
+             CqlSession session = CassandraSessions.open(config.sink(), System.getenv("CASSANDRA_USERNAME"),
+                     System.getenv("CASSANDRA_PASSWORD"));
+             KafkaRecordSource source = new KafkaRecordSource(config.source(), assignment, stop::get);
+             CassandraSink sink = CassandraSink.open(session, config, stop::get)) {
+            MicroBatchEngine engine = new MicroBatchEngine(config, checkpoint, source, transformer, sink,
+                    TestPauseHooks.fromEnvironment(System.getenv(TestPauseHooks.ENV)), progress, stop::get,
+                    System::currentTimeMillis);
+            return engine.run();
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

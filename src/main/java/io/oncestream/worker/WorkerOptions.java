@@ -1,0 +1,65 @@
+package io.oncestream.worker;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * The worker's command line:
+ * {@code worker --config FILE --checkpoint DIR [--worker-index N] [--http-host H] [--http-port P]}.
+ * The worker index defaults to {@code ONCESTREAM_WORKER_INDEX}, else to the ordinal at the end
+ * of {@code POD_NAME} (a StatefulSet pod {@code job-2} is worker 2), else 0.
+ */
+record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpHost, int httpPort) {
+
+    static final String USAGE = "usage: worker --config FILE --checkpoint DIR [--worker-index N] [--http-host HOST] [--http-port PORT]";
+
+    static WorkerOptions parse(String[] args, Map<String, String> env) {
+        Path config = null;
+        Path checkpoint = null;
+        Integer index = null;
+        String host = "0.0.0.0";
+        int port = 8080;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(arg + " needs a value\n" + USAGE);
+            }
+            String value = args[++i];
+            switch (arg) {
+                case "--config" -> config = Path.of(value);
+                case "--checkpoint" -> checkpoint = Path.of(value);
+                case "--worker-index" -> index = number(arg, value);
+                case "--http-host" -> host = value;
+                case "--http-port" -> port = number(arg, value);
+                default -> throw new IllegalArgumentException("unknown option " + arg + "\n" + USAGE);
+            }
+        }
+        if (config == null || checkpoint == null) {
+            throw new IllegalArgumentException("--config and --checkpoint are required\n" + USAGE);
+        }
+        if (index == null) {
+            index = indexFromEnvironment(env);
+        }
+        return new WorkerOptions(config, checkpoint, index, host, port);
+    }
+
+    private static int indexFromEnvironment(Map<String, String> env) {
+        String explicit = env.get("ONCESTREAM_WORKER_INDEX");
+        if (explicit != null && !explicit.isBlank()) {
+            return number("ONCESTREAM_WORKER_INDEX", explicit);
+        }
+        String pod = env.get("POD_NAME");
+        if (pod != null && pod.matches(".*-\\d+")) {
+            return Integer.parseInt(pod.substring(pod.lastIndexOf('-') + 1));
+        }
+        return 0;
+    }
+
+    private static int number(String what, String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(what + ": '" + value + "' is not a number");
+        }
+    }
+}

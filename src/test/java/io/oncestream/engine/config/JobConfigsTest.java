@@ -1,0 +1,42 @@
+package io.oncestream.engine.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class JobConfigsTest {
+
+    private static final String VALID = TestConfigs.orders("shop/paid", "k:9092", "orders", "c:9042", "dc1", "shop", "paid");
+
+    @Test
+    void defaultsAreFilledIn() {
+        JobConfig c = JobConfigs.parse(VALID);
+        assertThat(c.source().startingOffsets()).isEqualTo(JobConfig.StartingOffsets.EARLIEST);
+        assertThat(c.source().failOnDataLoss()).isTrue();
+        assertThat(c.source().groupId()).isEqualTo("oncestream-shop.paid");
+        assertThat(c.sink().maxInFlight()).isEqualTo(256);
+        assertThat(c.checkpoint().retainBatches()).isEqualTo(100);
+        assertThat(c.parallelism()).isEqualTo(1);
+        assertThat(JobConfigs.parse(JobConfigs.toJson(c))).isEqualTo(c);
+    }
+
+    @Test
+    void errorsNameTheField() {
+        assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"topics\": [\"orders\"]", "\"topics\": []")))
+                .isInstanceOf(InvalidConfigException.class).hasMessage("source.topics: needs at least one topic");
+        assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"c:9042\"", "\"c\"")))
+                .hasMessage("sink.contactPoints[0]: 'c' is not host:port");
+        assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"ONE\"", "\"SOME\"")))
+                .hasMessage("sink.consistency: 'SOME' is not a consistency level");
+        assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"maxRecordsPerBatch\": 500", "\"maxRecordsPerBatch\": 0")))
+                .hasMessage("source.maxRecordsPerBatch: must be at least 1, was 0");
+        assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"format\": \"json\"", "\"format\": \"xml\"")))
+                .isInstanceOf(InvalidConfigException.class).hasMessageStartingWith("format: ");
+        assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"trigger\"", "\"triger\"")))
+                .isInstanceOf(InvalidConfigException.class).hasMessageStartingWith("triger: ");
+        assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"seq\": \"value.seq\"", "\"bad-name\": \"value.seq\"")))
+                .hasMessageStartingWith("sink.columns.bad-name: 'bad-name' is not a CQL identifier");
+        assertThatThrownBy(() -> JobConfigs.parse("[1]")).hasMessage("(document): must be a JSON object");
+    }
+}
