@@ -1,5 +1,7 @@
 package io.oncestream.engine;
 
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -44,7 +46,7 @@ import io.oncestream.engine.transform.TransformResult;
  */
 public final class MicroBatchEngine {
 
-    private static final System.Logger LOG = System.getLogger(MicroBatchEngine.class.getName());
+    private static final Logger LOG = Logger.getLogger(MicroBatchEngine.class.getName());
 
     /** How {@link #run()} ended. */
     public enum Outcome { COMPLETED, STOPPED }
@@ -97,7 +99,7 @@ public final class MicroBatchEngine {
                 progress.sourceAvailable(false);
                 progress.state(EngineState.WAITING_FOR_SOURCE);
                 progress.error(e.getMessage());
-                LOG.log(System.Logger.Level.WARNING, "Kafka unavailable, retrying in " + backoff + " ms: " + e.getMessage());
+                LOG.log(Level.WARNING, "Kafka unavailable, retrying in " + backoff + " ms: " + e.getMessage());
                 pause(backoff);
                 backoff = Math.min(backoff * 2, 5000);
                 continue;
@@ -136,7 +138,7 @@ public final class MicroBatchEngine {
             batchId = r.batchId();
             offsets = r.offsets();
             replay = true;
-            LOG.log(System.Logger.Level.INFO, "replaying open batch " + batchId + " with its recorded ranges " + offsets.partitions());
+            LOG.log(Level.INFO, "replaying open batch " + batchId + " with its recorded ranges " + offsets.partitions());
         } else {
             Plan.Next n = (Plan.Next) plan;
             batchId = n.batchId();
@@ -147,7 +149,7 @@ public final class MicroBatchEngine {
                         "already exists although the planner found no open batch");
             }
             if (offsets.lostRecords() > 0) {
-                LOG.log(System.Logger.Level.WARNING, "batch " + batchId + " skips " + offsets.lostRecords()
+                LOG.log(Level.WARNING, "batch " + batchId + " skips " + offsets.lostRecords()
                         + " records Kafka no longer has (failOnDataLoss: false)");
             }
         }
@@ -197,7 +199,7 @@ public final class MicroBatchEngine {
                 progress.sinkAvailable(false);
                 progress.state(EngineState.WAITING_FOR_SINK);
                 progress.error("Cassandra: " + cause.getMessage());
-                LOG.log(System.Logger.Level.WARNING, "batch " + batchId + ": " + pendingWrites
+                LOG.log(Level.WARNING, "batch " + batchId + ": " + pendingWrites
                         + " writes failed, retrying: " + cause.getMessage());
             }
 
@@ -235,7 +237,7 @@ public final class MicroBatchEngine {
         } catch (SourceException e) {
             // Informational only: the commit log is the truth. The next batch commits again.
             progress.error(e.getMessage());
-            LOG.log(System.Logger.Level.WARNING, e.getMessage());
+            LOG.log(Level.WARNING, e.getMessage());
         }
         long committed = clockMs.getAsLong();
         Map<String, Long> durations = new LinkedHashMap<>();
@@ -248,7 +250,7 @@ public final class MicroBatchEngine {
         progress.committed(new Progress.BatchFigures(batchId, replay, counts[0], counts[1], rowsWritten, counts[2], durations,
                 counts[0] / seconds, rowsWritten / seconds), offsets.partitions(), offsets.lostRecords());
         checkpoint.purge(config.checkpoint().retainBatches());
-        LOG.log(System.Logger.Level.INFO, "batch " + batchId + (replay ? " (replayed)" : "") + " committed: read " + counts[0]
+        LOG.log(Level.INFO, "batch " + batchId + (replay ? " (replayed)" : "") + " committed: read " + counts[0]
                 + ", filtered out " + counts[1] + ", written " + rowsWritten + ", dead-lettered " + counts[2]
                 + " in " + (committed - started) + " ms");
     }

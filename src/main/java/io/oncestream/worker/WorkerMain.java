@@ -1,5 +1,7 @@
 package io.oncestream.worker;
 
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,7 +30,11 @@ import io.oncestream.engine.transform.RecordTransformer;
  */
 public final class WorkerMain {
 
-    private static final System.Logger LOG = System.getLogger(WorkerMain.class.getName());
+    static {
+        WorkerLogging.install();
+    }
+
+    private static final Logger LOG = Logger.getLogger(WorkerMain.class.getName());
 
     private WorkerMain() {
     }
@@ -64,16 +70,22 @@ public final class WorkerMain {
         }, "worker-shutdown"));
         try (WorkerHttpServer http = new WorkerHttpServer(options.httpHost(), options.httpPort(), progress::snapshot,
                 () -> progress.state() != EngineState.FAILED && progress.state() != EngineState.STARTING)) {
-            LOG.log(System.Logger.Level.INFO, "worker " + options.workerIndex() + " of job " + config.jobId()
+            LOG.log(Level.INFO, "worker " + options.workerIndex() + " of job " + config.jobId()
                     + " serving http on " + options.httpHost() + ":" + http.port());
             try {
                 MicroBatchEngine.Outcome outcome = runEngine(config, options, progress, stop);
-                LOG.log(System.Logger.Level.INFO, "worker finished: " + outcome);
+                LOG.log(Level.INFO, "worker finished: " + outcome);
                 return 0;
             } catch (RuntimeException e) {
                 progress.state(EngineState.FAILED);
                 progress.error(e.getMessage());
-                LOG.log(System.Logger.Level.ERROR, "job failed: " + e.getMessage(), e);
+                // Errors of ours carry their explanation; a stack trace helps only for the unexpected.
+                boolean explained = e instanceof io.oncestream.engine.config.InvalidConfigException
+                        || e instanceof io.oncestream.engine.checkpoint.CheckpointException
+                        || e instanceof io.oncestream.engine.plan.PlanningException
+                        || e instanceof io.oncestream.engine.BadRecordException
+                        || e instanceof io.oncestream.engine.cassandra.SinkException;
+                LOG.log(Level.SEVERE, "job failed: " + e.getMessage(), explained ? null : e);
                 if (config.trigger().availableNow()) {
                     return 1;
                 }

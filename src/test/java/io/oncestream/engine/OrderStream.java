@@ -1,0 +1,154 @@
+package io.oncestream.engine;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Row;
+
+import io.oncestream.testing.KafkaBroker;
+
+/**
+ * Order events for engine tests, and the table they must produce, computed here in plain Java
+ * (no CEL, no engine code): for each order id, the last record by offset that passes
+ * {@code status == 'PAID' && amount > 100}. Orders are keyed by id, so all events of an order
+ * land in one partition, in the order they were produced.
+ */
+public final class OrderStream {
+
+    /** One produced record and where Kafka put it. */
+    public record Produced(String id, String status, double amount, String customer, long seq, String json, boolean bad,
+            int partition, long offset) {
+    }
+
+    private final List<Produced> produced = new ArrayList<>();
+    private final Random random;
+    private final int orders;
+    private long seq;
+
+    public OrderStream(long seed, int orders) {
+        this.random = new Random(seed);
+        this.orders = orders;
+    }
+
+    /** CQL of the sink table the job's columns fill. */
+    public static String createTable(String keyspace, String table) {
+        return "CREATE TABLE " + keyspace + "." + table
+                + " (order_id text PRIMARY KEY, amount double, customer text, seq bigint)";
+    }
+
+    /**
+     * Produces {@code count} order events; with {@code badEvery > 0}, every {@code badEvery}-th is
+     * malformed JSON or lacks a field the job needs.
+     */
+    public List<Produced> produce(KafkaBroker kafka, String topic, int count, int badEvery) {
+        List<Produced> batch = new ArrayList<>();
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producerProperties(Map.of("linger.ms", 5)))) {
+            for (int i = 0; i < count; i++) {
+                long s = seq++;
+                String id = "o" + random.nextInt(orders);
+                String status = random.nextInt(3) == 0 ? "NEW" : "PAID";
+                double amount = random.nextBoolean() ? 50 + random.nextInt(200) : Math.round((50 + random.nextDouble() * 200) * 100) / 100.0;
+                String customer = "c" + random.nextInt(1000);
+                boolean bad = badEvery > 0 && s % badEvery == badEvery - 1;
+                String json;
+                if (bad && s % 2 == 0) {
+                    json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": "; // malformed
+                } else if (bad) {
+                    // No "customer": the filter passes, the column expression fails.
+                    json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": 500, \"seq\": " + s + "}";
+                } else {
+                    json = "{\"id\": \"" + id + "\", \"status\": \"" + status + "\", \"amount\": " + amountJson(amount)
+                            + ", \"customer\": {\"name\": \"" + customer + "\"}, \"seq\": " + s + "}";
+                }
+                batch.add(new Produced(id, status, amount, customer, s, json, bad, -1, -1));
+                sent.add(producer.send(new ProducerRecord<>(topic, id, json)));
+            }
+            producer.flush();
+            for (int i = 0; i < batch.size(); i++) {
+                RecordMetadata m = sent.get(i).get();
+                Produced p = batch.get(i);
+                batch.set(i, new Produced(p.id(), p.status(), p.amount(), p.customer(), p.seq(), p.json(), p.bad(),
+                        m.partition(), m.offset()));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("producing to " + topic + " failed", e.getCause());
+        }
+        produced.addAll(batch);
+        return batch;
+    }
+
+    private static String amountJson(double amount) {
+        return amount == Math.rint(amount) ? String.valueOf((long) amount) : String.valueOf(amount);
+    }
+
+    public List<Produced> produced() {
+        return produced;
+    }
+
+    /** The rows the table must hold: {@code order_id -> "amount customer seq"}. */
+    public Map<String, String> expectedRows() {
+        List<Produced> inOffsetOrder = new ArrayList<>(produced);
+        inOffsetOrder.sort((a, b) -> a.partition() != b.partition() ? Integer.compare(a.partition(), b.partition())
+                : Long.compare(a.offset(), b.offset()));
+        Map<String, String> rows = new TreeMap<>();
+        for (Produced p : inOffsetOrder) {
+            if (!p.bad() && p.status().equals("PAID") && p.amount() > 100) {
+                rows.put(p.id(), describe(p.amount(), p.customer(), p.seq()));
+            }
+        }
+        return rows;
+    }
+
+    /** {@code topic-partition@offset} of every bad record. */
+    public List<String> expectedDeadLetters(String topic) {
+        return produced.stream().filter(Produced::bad).map(p -> topic + "-" + p.partition() + "@" + p.offset()).sorted().toList();
+    }
+
+    /** The table's rows in the form of {@link #expectedRows()}. */
+    public static Map<String, String> actualRows(CqlSession session, String keyspace, String table) {
+        Map<String, String> rows = new TreeMap<>();
+        for (Row r : session.execute("SELECT order_id, amount, customer, seq FROM " + keyspace + "." + table)) {
+            rows.put(r.getString("order_id"), describe(r.getDouble("amount"), r.getString("customer"), r.getLong("seq")));
+        }
+        return rows;
+    }
+
+    /** {@code topic-partition@offset} of every row in the dead-letter table. */
+    public static List<String> actualDeadLetters(CqlSession session, String keyspace, String table) {
+        List<String> rows = new ArrayList<>();
+        for (Row r : session.execute("SELECT kafka_topic, kafka_partition, kafka_offset, error FROM " + keyspace + "." + table)) {
+            if (r.getString("error") == null || r.getString("error").isBlank()) {
+                throw new AssertionError("dead letter without an error: " + r.getFormattedContents());
+            }
+            rows.add(r.getString("kafka_topic") + "-" + r.getInt("kafka_partition") + "@" + r.getLong("kafka_offset"));
+        }
+        rows.sort(null);
+        return rows;
+    }
+
+    private static String describe(double amount, String customer, long seq) {
+        return amount + " " + customer + " " + seq;
+    }
+
+    /** Counts per id of records produced, to show that keys repeat within and across batches. */
+    public Map<String, Integer> eventsPerOrder() {
+        Map<String, Integer> counts = new HashMap<>();
+        produced.forEach(p -> counts.merge(p.id(), 1, Integer::sum));
+        return counts;
+    }
+}
