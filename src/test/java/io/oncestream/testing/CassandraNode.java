@@ -47,6 +47,8 @@ public final class CassandraNode implements AutoCloseable {
                 .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(20))
                 .withDuration(DefaultDriverOption.CONNECTION_INIT_QUERY_TIMEOUT, Duration.ofSeconds(10))
                 .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, Duration.ofSeconds(20))
+                .withDuration(DefaultDriverOption.RECONNECTION_BASE_DELAY, Duration.ofMillis(500))
+                .withDuration(DefaultDriverOption.RECONNECTION_MAX_DELAY, Duration.ofSeconds(2))
                 .build();
         return CqlSession.builder().addContactPoint(contactPoint).withLocalDatacenter(datacenter)
                 .withConfigLoader(config).build();
@@ -65,13 +67,30 @@ public final class CassandraNode implements AutoCloseable {
         service.stop();
     }
 
+    /** Starts the node and waits until the shared session can query it again. */
     public void start() {
         service.start();
+        awaitSessionReconnected();
     }
 
     /** Stops and starts the node on the same data. */
     public void restart() {
         service.restart();
+        awaitSessionReconnected();
+    }
+
+    private void awaitSessionReconnected() {
+        if (session == null) {
+            return;
+        }
+        Awaits.until(Duration.ofSeconds(60), "the shared CQL session to reconnect", () -> {
+            try {
+                session.execute("SELECT release_version FROM system.local");
+                return true;
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
     }
 
     @Override

@@ -1,0 +1,81 @@
+package io.oncestream.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.oncestream.testing.CassandraExtension;
+import io.oncestream.testing.CassandraNode;
+import io.oncestream.testing.KafkaBroker;
+import io.oncestream.testing.KafkaExtension;
+import io.oncestream.testing.WorkerProcess;
+
+/** Malformed JSON and records missing a field: dead-lettered, or the job fails, as configured; nothing lost. */
+@ExtendWith({KafkaExtension.class, CassandraExtension.class})
+class BadRecordsIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void badRecordsGoToTheDeadLetterTableAndCountsMatch(KafkaBroker kafka, CassandraNode cassandra, @TempDir Path dir)
+            throws Exception {
+        EngineFixture job = new EngineFixture(kafka, cassandra, dir, "dead-letter", 2, 21,
+                json -> json.replace("\"intervalMs\": 200", "\"intervalMs\": 0, \"availableNow\": true"));
+        List<OrderStream.Produced> produced = job.orders.produce(kafka, job.topic, 1200, 37);
+        long bad = produced.stream().filter(OrderStream.Produced::bad).count();
+        assertThat(bad).isEqualTo(1200 / 37);
+
+        try (WorkerProcess worker = job.startWorker(Map.of())) {
+            assertThat(worker.waitForExit(Duration.ofMinutes(3))).as(worker.log()).isZero();
+        }
+
+        assertThat(job.rows()).isEqualTo(job.orders.expectedRows());
+        assertThat(job.deadLetters()).isEqualTo(job.orders.expectedDeadLetters(job.topic));
+        long read = 0;
+        long deadLettered = 0;
+        for (long id : job.batchIds("commits")) {
+            JsonNode commit = JSON.readTree(job.read("commits/" + id).substring(3));
+            read += commit.path("recordsRead").asLong();
+            deadLettered += commit.path("deadLettered").asLong();
+        }
+        assertThat(read).isEqualTo(1200);
+        assertThat(deadLettered).isEqualTo(bad);
+    }
+
+    @Test
+    void failModeStopsAtTheBadRecordAndNamesIt(KafkaBroker kafka, CassandraNode cassandra, @TempDir Path dir) {
+        EngineFixture job = new EngineFixture(kafka, cassandra, dir, "fail-mode", 1, 22,
+                json -> json.replace("\"intervalMs\": 200", "\"intervalMs\": 0, \"availableNow\": true")
+                        .replace("\"mode\": \"table\"", "\"mode\": \"fail\"")
+                        .replace("\"maxRecordsPerBatch\": 500", "\"maxRecordsPerBatch\": 100"));
+        job.orders.produce(kafka, job.topic, 400, 0);
+        assertThat(job.orders.produce(kafka, job.topic, 1, 1).get(0).offset()).isEqualTo(400); // a bad record
+        job.orders.produce(kafka, job.topic, 99, 0);
+
+        String log;
+        try (WorkerProcess worker = job.startWorker(Map.of())) {
+            assertThat(worker.waitForExit(Duration.ofMinutes(3))).isEqualTo(1);
+            log = worker.log();
+        }
+        assertThat(log).contains("bad record at " + job.topic + "-0 offset 400: ");
+        // Batches 0-3 (offsets 0-399) are committed; batch 4 holds the bad record and is not.
+        assertThat(job.batchIds("commits")).containsExactly(0L, 1L, 2L, 3L);
+        assertThat(job.batchIds("offsets")).containsExactly(0L, 1L, 2L, 3L, 4L);
+        assertThat(job.rows()).isEqualTo(expectedUpTo(job.orders, 400));
+    }
+
+    private static Map<String, String> expectedUpTo(OrderStream all, long endOffset) {
+        OrderStream subset = new OrderStream(0, 1);
+        all.produced().stream().filter(p -> p.offset() < endOffset).forEach(subset.produced()::add);
+        return subset.expectedRows();
+    }
+}

@@ -1,0 +1,137 @@
+package io.oncestream.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.oncestream.engine.cassandra.BadRowException;
+import io.oncestream.engine.cassandra.CassandraSink;
+import io.oncestream.engine.cassandra.RowSink;
+import io.oncestream.engine.cassandra.WriteTimestamps;
+import io.oncestream.engine.config.InvalidConfigException;
+import io.oncestream.engine.config.JobConfig;
+import io.oncestream.engine.config.JobConfigs;
+import io.oncestream.engine.config.TestConfigs;
+import io.oncestream.engine.transform.SourceRecord;
+import io.oncestream.testing.CassandraExtension;
+import io.oncestream.testing.CassandraNode;
+
+/** The Cassandra sink against a real node: table checks, value conversion, and replays in any order. */
+@ExtendWith(CassandraExtension.class)
+class CassandraSinkIT {
+
+    private static final RowSink.SinkListener QUIET = new RowSink.SinkListener() {
+        @Override
+        public void waitingForSink(Throwable cause, int pendingWrites) {
+        }
+
+        @Override
+        public void sinkAvailable() {
+        }
+
+        @Override
+        public void acknowledged(int count) {
+        }
+    };
+
+    @Test
+    void tablesThatCannotBeWrittenExactlyOnceAreRefusedByName(CassandraNode cassandra) {
+        String ks = cassandra.createKeyspace("sinkcheck");
+        CqlSession s = cassandra.session();
+        s.execute(OrderStream.createTable(ks, "paid_orders"));
+        s.execute("CREATE TABLE " + ks + ".counts (order_id text PRIMARY KEY, n counter)");
+
+        assertThatThrownBy(() -> open(cassandra, ks, "missing", Map.of()))
+                .isInstanceOf(InvalidConfigException.class).hasMessage("sink.table: table " + ks + ".missing does not exist");
+        assertThatThrownBy(() -> open(cassandra, ks, "counts", Map.of("\"n\": \"value.n\"", "")))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageContaining("sink.table: " + ks + ".counts has counter column n");
+        assertThatThrownBy(() -> open(cassandra, ks, "paid_orders", Map.of("\"seq\": \"value.seq\"", "\"sequence\": \"value.seq\"")))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageStartingWith("sink.columns.sequence: column sequence does not exist in " + ks + ".paid_orders");
+        assertThatThrownBy(() -> open(cassandra, ks, "paid_orders", Map.of("\"order_id\": \"value.id\", ", "")))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessage("sink.columns: primary-key column order_id of " + ks + ".paid_orders has no expression");
+    }
+
+    @Test
+    void valuesOfTheWrongTypeAreBadRowsNotSinkErrors(CassandraNode cassandra) {
+        String ks = cassandra.createKeyspace("sinkconv");
+        cassandra.session().execute(OrderStream.createTable(ks, "paid_orders"));
+        CassandraSink sink = open(cassandra, ks, "paid_orders", Map.of());
+        SourceRecord origin = record(0);
+
+        assertThatThrownBy(() -> sink.prepare(origin, Map.of("order_id", "o1", "amount", "lots", "customer", "c", "seq", 1L), 1))
+                .isInstanceOf(BadRowException.class).hasMessage("sink.columns.amount: String lots cannot be stored in a double column");
+        assertThatThrownBy(() -> sink.prepare(origin, Map.of("order_id", "o1", "amount", 1.0, "customer", "c", "seq", 1.5), 1))
+                .isInstanceOf(BadRowException.class).hasMessage("sink.columns.seq: Double 1.5 is not a whole number");
+        Map<String, Object> nullKey = new HashMap<>(Map.of("amount", 1.0, "customer", "c", "seq", 1L));
+        nullKey.put("order_id", null);
+        assertThatThrownBy(() -> sink.prepare(origin, nullKey, 1))
+                .isInstanceOf(BadRowException.class).hasMessage("sink.columns.order_id: primary-key column is null");
+    }
+
+    @Test
+    void replayingShuffledBatchesLeavesTheTableOfInOrderApplication(CassandraNode cassandra) throws BadRowException {
+        String ks = cassandra.createKeyspace("replay");
+        cassandra.session().execute(OrderStream.createTable(ks, "paid_orders"));
+        CassandraSink sink = open(cassandra, ks, "paid_orders", Map.of());
+        Random random = new Random(42);
+        Map<String, String> expected = new TreeMap<>();
+        List<List<RowSink.Write>> batches = new ArrayList<>();
+        long ts = 0;
+        long clock = 1_700_000_000_000L;
+        for (int batch = 0, offset = 0; batch < 20; batch++) {
+            List<RowSink.Write> writes = new ArrayList<>();
+            for (int i = 0; i < 100; i++, offset++) {
+                clock += random.nextInt(3) - 1; // producer timestamps that repeat and go backwards
+                ts = WriteTimestamps.next(ts, clock);
+                String id = "o" + random.nextInt(40);
+                writes.add(sink.prepare(record(offset), Map.of("order_id", id, "amount", (double) offset, "customer", "c",
+                        "seq", (long) offset), ts));
+                expected.put(id, offset + ".0 c " + offset);
+            }
+            batches.add(writes);
+        }
+        // Every batch twice, in random order, each batch's writes shuffled too.
+        List<List<RowSink.Write>> replays = new ArrayList<>(batches);
+        replays.addAll(batches);
+        Collections.shuffle(replays, random);
+        for (List<RowSink.Write> batch : replays) {
+            List<RowSink.Write> shuffled = new ArrayList<>(batch);
+            Collections.shuffle(shuffled, random);
+            sink.writeAll(shuffled, QUIET);
+        }
+        Map<String, String> actual = new TreeMap<>();
+        for (Row r : cassandra.session().execute("SELECT order_id, amount, customer, seq FROM " + ks + ".paid_orders")) {
+            actual.put(r.getString("order_id"), r.getDouble("amount") + " " + r.getString("customer") + " " + r.getLong("seq"));
+        }
+        assertThat(actual).isEqualTo(expected);
+    }
+
+    private static CassandraSink open(CassandraNode cassandra, String ks, String table, Map<String, String> edits) {
+        String json = TestConfigs.orders("it/sink", "127.0.0.1:1", "t", "127.0.0.1:1", "dc", ks, table);
+        for (Map.Entry<String, String> e : edits.entrySet()) {
+            json = json.replace(e.getKey(), e.getValue());
+        }
+        JobConfig config = JobConfigs.parse(json);
+        return CassandraSink.open(cassandra.session(), config, () -> false);
+    }
+
+    private static SourceRecord record(long offset) {
+        return new SourceRecord("t", 0, offset, 0, null, "{}".getBytes(StandardCharsets.UTF_8), Map.of());
+    }
+}

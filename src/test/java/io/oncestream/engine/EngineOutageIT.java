@@ -1,0 +1,100 @@
+package io.oncestream.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.oncestream.testing.Awaits;
+import io.oncestream.testing.CassandraExtension;
+import io.oncestream.testing.CassandraNode;
+import io.oncestream.testing.KafkaBroker;
+import io.oncestream.testing.KafkaExtension;
+import io.oncestream.testing.WorkerProcess;
+
+/** A running worker while Cassandra is stopped for 30+ s, and while the Kafka broker restarts. */
+@ExtendWith({KafkaExtension.class, CassandraExtension.class})
+class EngineOutageIT {
+
+    @Test
+    void cassandraDownCommitsNothingAndTheWorkerResumesByItself(KafkaBroker kafka, CassandraNode cassandra, @TempDir Path dir)
+            throws Exception {
+        EngineFixture job = new EngineFixture(kafka, cassandra, dir, "sink-outage", 3, 11, json -> json);
+        job.orders.produce(kafka, job.topic, 1000, 0);
+        try (WorkerProcess worker = job.startWorker(Map.of())) {
+            awaitCaughtUp(worker, 1000);
+            cassandra.stop();
+            try {
+                job.orders.produce(kafka, job.topic, 1000, 0);
+                Awaits.until(Duration.ofMinutes(2), "WAITING_FOR_SINK in /progress", () -> {
+                    JsonNode p = worker.progress();
+                    return p != null && p.path("state").asText().equals("WAITING_FOR_SINK");
+                });
+                List<Long> commitsWhenDown = job.batchIds("commits");
+                long committedWhenDown = worker.progress().path("batchId").asLong();
+                Thread.sleep(30_000); // the outage lasts at least 30 s
+                JsonNode during = worker.progress();
+                assertThat(during.path("state").asText()).isEqualTo("WAITING_FOR_SINK");
+                assertThat(during.path("sinkAvailable").asBoolean()).isFalse();
+                assertThat(during.path("lastError").asText()).startsWith("Cassandra: ");
+                assertThat(during.path("batchId").asLong()).isEqualTo(committedWhenDown);
+                assertThat(job.batchIds("commits")).as("nothing is committed while Cassandra is down").isEqualTo(commitsWhenDown);
+            } finally {
+                cassandra.start();
+            }
+            awaitCaughtUp(worker, 2000);
+            assertThat(worker.progress().path("sinkAvailable").asBoolean()).isTrue();
+            assertThat(worker.terminate(Duration.ofSeconds(30))).isIn(0, 143);
+            assertThat(worker.log()).contains("writes failed, retrying");
+        }
+        assertThat(job.rows()).isEqualTo(job.orders.expectedRows());
+    }
+
+    @Test
+    void kafkaBrokerRestartLosesAndDuplicatesNothing(KafkaBroker kafka, CassandraNode cassandra, @TempDir Path dir)
+            throws Exception {
+        EngineFixture job = new EngineFixture(kafka, cassandra, dir, "source-restart", 3, 12, json -> json);
+        job.orders.produce(kafka, job.topic, 1000, 0);
+        try (WorkerProcess worker = job.startWorker(Map.of())) {
+            awaitCaughtUp(worker, 1000);
+            kafka.restart();
+            job.orders.produce(kafka, job.topic, 1000, 0);
+            awaitCaughtUp(worker, 2000);
+
+            JsonNode progress = worker.progress();
+            assertThat(progress.path("jobId").asText()).isEqualTo("it/source-restart");
+            assertThat(progress.path("totals").path("read").asLong()).isEqualTo(2000);
+            assertThat(progress.path("lastBatch").path("durationsMs").path("total").isNumber()).isTrue();
+            assertThat(progress.path("partitions")).hasSize(3);
+            assertThat(worker.get("/healthz/live").statusCode()).isEqualTo(200);
+            assertThat(worker.get("/healthz/ready").statusCode()).isEqualTo(200);
+            String metrics = worker.get("/metrics").body();
+            assertThat(metrics).contains("oncestream_records_read_total{job_id=\"it/source-restart\",worker=\"0\"} 2000")
+                    .contains("oncestream_sink_available{job_id=\"it/source-restart\",worker=\"0\"} 1");
+            assertThat(worker.terminate(Duration.ofSeconds(30))).isIn(0, 143);
+        }
+        assertThat(job.rows()).isEqualTo(job.orders.expectedRows());
+    }
+
+    /** Waits until the worker has committed {@code records} records in total (all partitions at their end). */
+    static void awaitCaughtUp(WorkerProcess worker, long records) {
+        Awaits.until(Duration.ofMinutes(3), "the worker to commit " + records + " records", () -> {
+            JsonNode p = worker.progress();
+            if (p == null) {
+                return false;
+            }
+            long committed = 0;
+            for (JsonNode partition : p.path("partitions")) {
+                committed += partition.path("committed").asLong();
+            }
+            return committed >= records;
+        });
+    }
+}
