@@ -108,7 +108,8 @@ public final class MicroBatchEngine {
                 progress.state(EngineState.COMPLETED);
                 return Outcome.COMPLETED;
             }
-            if (result == StepResult.IDLE || config.trigger().intervalMs() > 0) {
+            // A trigger interval spaces batches (Spark's processing-time trigger); availableNow drains back to back.
+            if (result == StepResult.IDLE || (config.trigger().intervalMs() > 0 && !config.trigger().availableNow())) {
                 progress.state(EngineState.IDLE);
                 pause(Math.max(config.trigger().intervalMs() - (clockMs.getAsLong() - started), result == StepResult.IDLE ? 100 : 0));
             }
@@ -252,7 +253,7 @@ public final class MicroBatchEngine {
         checkpoint.purge(config.checkpoint().retainBatches());
         LOG.log(Level.INFO, "batch " + batchId + (replay ? " (replayed)" : "") + " committed: read " + counts[0]
                 + ", filtered out " + counts[1] + ", written " + rowsWritten + ", dead-lettered " + counts[2]
-                + " in " + (committed - started) + " ms");
+                + " in " + (committed - started) + " ms " + durations);
     }
 
     private RowSink.Write badRecord(long batchId, SourceRecord record, String reason, long ts) {

@@ -78,7 +78,9 @@ class EngineOutageIT {
             String metrics = worker.get("/metrics").body();
             assertThat(metrics).contains("oncestream_records_read_total{job_id=\"it/source-restart\",worker=\"0\"} 2000")
                     .contains("oncestream_sink_available{job_id=\"it/source-restart\",worker=\"0\"} 1");
+            // SIGTERM: the worker stops at a safe point, well within a pod's grace period.
             assertThat(worker.terminate(Duration.ofSeconds(30))).isIn(0, 143);
+            assertThat(worker.log()).contains("worker finished: STOPPED");
         }
         assertThat(job.rows()).isEqualTo(job.orders.expectedRows());
     }

@@ -42,15 +42,20 @@ public final class RecordTransformer {
             .enableHeterogeneousNumericComparisons(true)
             .build();
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final java.util.regex.Pattern FIELD_PATH =
+            java.util.regex.Pattern.compile("value(\\.[A-Za-z_][A-Za-z0-9_]*)+");
 
     private final JobConfig.RecordFormat format;
     private final CelRuntime.Program filter;
     private final Map<String, CelRuntime.Program> columns;
+    private final Map<String, String[]> fieldPaths;
 
-    private RecordTransformer(JobConfig.RecordFormat format, CelRuntime.Program filter, Map<String, CelRuntime.Program> columns) {
+    private RecordTransformer(JobConfig.RecordFormat format, CelRuntime.Program filter, Map<String, CelRuntime.Program> columns,
+            Map<String, String[]> fieldPaths) {
         this.format = format;
         this.filter = filter;
         this.columns = columns;
+        this.fieldPaths = fieldPaths;
     }
 
     /** Compiles the filter and columns of {@code config}; an error names the field, e.g. {@code sink.columns.amount}. */
@@ -64,7 +69,15 @@ public final class RecordTransformer {
         Map<String, CelRuntime.Program> columns = new LinkedHashMap<>();
         config.sink().columns().forEach((column, expression) ->
                 columns.put(column, program(runtime, columnCompiler, expression, "sink.columns." + column)));
-        return new RecordTransformer(config.format(), filter, columns);
+        // Plain field selections (value.a.b) are the common case; they are evaluated by walking
+        // the decoded maps, with the same result and the same errors as CEL, at a fraction of the cost.
+        Map<String, String[]> fieldPaths = new LinkedHashMap<>();
+        config.sink().columns().forEach((column, expression) -> {
+            if (config.format() == JobConfig.RecordFormat.JSON && FIELD_PATH.matcher(expression.strip()).matches()) {
+                fieldPaths.put(column, expression.strip().substring("value.".length()).split("\\."));
+            }
+        });
+        return new RecordTransformer(config.format(), filter, columns, fieldPaths);
     }
 
     /** Checks an expression without building a transformer (the operator's validation); null if fine. */
@@ -127,6 +140,20 @@ public final class RecordTransformer {
         }
         Map<String, Object> row = new LinkedHashMap<>();
         for (Map.Entry<String, CelRuntime.Program> column : columns.entrySet()) {
+            String[] path = fieldPaths.get(column.getKey());
+            if (path != null) {
+                Object v = value;
+                for (String field : path) {
+                    if (!(v instanceof Map<?, ?> map) || !map.containsKey(field)) {
+                        return new TransformResult.Bad("sink.columns." + column.getKey() + ": "
+                                + (v instanceof Map ? "no such key: " + field : "cannot select field '" + field + "' from "
+                                + (v instanceof NullValue ? "null" : v.getClass().getSimpleName())));
+                    }
+                    v = map.get(field);
+                }
+                row.put(column.getKey(), v instanceof NullValue ? null : v);
+                continue;
+            }
             try {
                 Object v = column.getValue().eval(vars);
                 row.put(column.getKey(), v instanceof NullValue ? null : v);

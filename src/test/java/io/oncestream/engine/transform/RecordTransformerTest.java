@@ -80,4 +80,26 @@ class RecordTransformerTest {
     private static SourceRecord record(String json) {
         return new SourceRecord("orders", 0, 1, 1000, null, json.getBytes(StandardCharsets.UTF_8), Map.of());
     }
+
+    @Test
+    void fieldPathShortcutAgreesWithCel() {
+        String base = TestConfigs.orders("j", "k:1", "t", "c:1", "d", "k", "t");
+        // Parentheses keep the same meaning but make the expression go through CEL.
+        RecordTransformer viaCel = RecordTransformer.compile(JobConfigs.parse(base
+                .replace("\"value.id\"", "\"(value.id)\"").replace("\"value.amount\"", "\"(value.amount)\"")
+                .replace("\"value.customer.name\"", "\"(value.customer.name)\"").replace("\"value.seq\"", "\"(value.seq)\"")));
+        for (String json : new String[] {
+                "{\"id\": \"o1\", \"status\": \"PAID\", \"amount\": 150, \"customer\": {\"name\": \"A\"}, \"seq\": 1}",
+                "{\"id\": null, \"status\": \"PAID\", \"amount\": 150.5, \"customer\": {\"name\": [1, 2]}, \"seq\": 1.5}",
+                "{\"id\": \"o1\", \"status\": \"PAID\", \"amount\": 150, \"customer\": \"flat\", \"seq\": 1}",
+                "{\"id\": \"o1\", \"status\": \"PAID\", \"amount\": 150, \"customer\": null, \"seq\": 1}",
+                "{\"id\": \"o1\", \"status\": \"PAID\", \"amount\": 150, \"seq\": 1}"}) {
+            TransformResult fast = transformer.apply(record(json));
+            TransformResult cel = viaCel.apply(record(json));
+            assertThat(fast.getClass()).as(json).isEqualTo(cel.getClass());
+            if (fast instanceof TransformResult.Row row) {
+                assertThat(row).as(json).isEqualTo(cel);
+            }
+        }
+    }
 }

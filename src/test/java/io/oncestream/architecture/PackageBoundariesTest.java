@@ -1,0 +1,41 @@
+package io.oncestream.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** The package rules of the design: the engine knows nothing of Kubernetes or Quarkus. */
+class PackageBoundariesTest {
+
+    private static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.oncestream");
+
+    @Test
+    void engineUsesNoKubernetesQuarkusOrOtherOncestreamParts() {
+        noClasses().that().resideInAPackage("io.oncestream.engine..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.fabric8..", "io.quarkus..", "io.javaoperatorsdk..",
+                        "jakarta..", "io.oncestream.worker..", "io.oncestream.operator..", "io.oncestream.api..")
+                .check(MAIN);
+    }
+
+    @Test
+    void workerUsesTheEngineButNoKubernetesOrQuarkus() {
+        noClasses().that().resideInAPackage("io.oncestream.worker..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.fabric8..", "io.quarkus..", "io.javaoperatorsdk..",
+                        "io.oncestream.operator..")
+                .check(MAIN);
+    }
+
+    @Test
+    void apiUsesTheKubernetesModelOnly() {
+        noClasses().that().resideInAPackage("io.oncestream.api..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.oncestream.engine..", "io.oncestream.worker..",
+                        "io.oncestream.operator..", "io.quarkus..", "io.javaoperatorsdk..")
+                .allowEmptyShould(true)
+                .check(MAIN);
+    }
+}

@@ -1,0 +1,349 @@
+package io.oncestream.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Statement;
+
+import io.oncestream.engine.MicroBatchEngine;
+import io.oncestream.engine.ProgressTracker;
+import io.oncestream.engine.ProtocolHooks;
+import io.oncestream.engine.cassandra.CassandraSessions;
+import io.oncestream.engine.cassandra.CassandraSink;
+import io.oncestream.engine.cassandra.RowSink;
+import io.oncestream.engine.checkpoint.Checkpoint;
+import io.oncestream.engine.checkpoint.CheckpointMetadata;
+import io.oncestream.engine.checkpoint.DurableFiles;
+import io.oncestream.engine.config.JobConfig;
+import io.oncestream.engine.config.JobConfigs;
+import io.oncestream.engine.kafka.KafkaRecordSource;
+import io.oncestream.engine.kafka.PartitionAssignment;
+import io.oncestream.engine.transform.RecordTransformer;
+
+/**
+ * Side-by-side benchmark on one Kafka broker and one Cassandra node, printing ratios:
+ * <ol>
+ * <li>engine rows/s (Kafka to Cassandra, WAL and commits fsync'd) / a raw java-driver loader
+ *     writing the same rows with the same concurrency and batching;</li>
+ * <li>engine rows/s with WAL fsync / without;</li>
+ * <li>end-to-end latency, Kafka record timestamp to Cassandra acknowledgement of its batch,
+ *     with a producer at about half the engine's measured rate.</li>
+ * </ol>
+ * Run by {@code deploy/local/benchmark.sh}; never part of the test suite.
+ */
+public final class EngineBenchmark {
+
+    private final String bootstrap;
+    private final String contactPoint;
+    private final String datacenter;
+    private final int records;
+    private final int rounds;
+    private final Path work;
+    private final CqlSession session;
+    private final String keyspace = "oncestream_bench";
+
+    private EngineBenchmark(String bootstrap, String contactPoint, String datacenter, int records, int rounds, Path work) {
+        this.bootstrap = bootstrap;
+        this.contactPoint = contactPoint;
+        this.datacenter = datacenter;
+        this.records = records;
+        this.rounds = rounds;
+        this.work = work;
+        this.session = CassandraSessions.open(JobConfigs.parse(config("t", "x", 1000, false)).sink(), null, null);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> a = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+        }
+        EngineBenchmark b = new EngineBenchmark(a.getOrDefault("kafka", "127.0.0.1:19092"),
+                a.getOrDefault("cassandra", "127.0.0.1:19042"), a.getOrDefault("datacenter", "datacenter1"),
+                Integer.parseInt(a.getOrDefault("records", "200000")), Integer.parseInt(a.getOrDefault("rounds", "2")),
+                Files.createTempDirectory("oncestream-bench"));
+        try {
+            b.run(Double.parseDouble(a.getOrDefault("latency-seconds", "20")));
+        } finally {
+            b.session.close();
+        }
+        System.exit(0);
+    }
+
+    private void run(double latencySeconds) throws Exception {
+        session.execute("DROP KEYSPACE IF EXISTS " + keyspace);
+        session.execute("CREATE KEYSPACE " + keyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+        String topic = "bench-" + System.currentTimeMillis();
+        createTopic(topic, 3);
+        log("producing %,d records to %s", records, topic);
+        List<String> values = produce(topic, records);
+        int inFlight = JobConfigs.parse(config(topic, "x", 1000, false)).sink().maxInFlight();
+        int batchRows = JobConfigs.parse(config(topic, "x", 1000, false)).sink().maxBatchRows();
+        log("settings: maxInFlight %d, maxBatchRows %d, maxRecordsPerBatch 50000, rows grouped by customer (%d partitions)",
+                inFlight, batchRows, 2000);
+
+        // Warm-up: JIT, connections, prepared statements.
+        engineRun(topic, "warmup", true, Math.min(records, 50_000));
+        rawRun(values.subList(0, Math.min(values.size(), 50_000)), "warmup_raw", inFlight, batchRows);
+
+        List<double[]> results = new ArrayList<>(); // {raw, engineFsync, engineNoFsync}
+        for (int round = 1; round <= rounds; round++) {
+            double raw = rawRun(values, "raw_" + round, inFlight, batchRows);
+            double synced = engineRun(topic, "synced_" + round, true, records);
+            double unsynced = engineRun(topic, "unsynced_" + round, false, records);
+            results.add(new double[] {raw, synced, unsynced});
+            log("round %d: raw loader %,.0f rows/s | engine (fsync) %,.0f rows/s | engine (no fsync) %,.0f rows/s", round, raw,
+                    synced, unsynced);
+        }
+        double[] ratioRaw = results.stream().mapToDouble(r -> r[1] / r[0]).sorted().toArray();
+        double[] ratioFsync = results.stream().mapToDouble(r -> r[1] / r[2]).sorted().toArray();
+        double maxRate = results.stream().mapToDouble(r -> r[1]).max().orElse(0);
+
+        double[] latency = latencyRun(topic + "-latency", maxRate / 2, latencySeconds);
+        double[] lowLatency = latencyRun(topic + "-latency-low", maxRate / 10, latencySeconds);
+
+        System.out.println();
+        System.out.println("RESULTS (" + records + " records, " + rounds + " rounds, same Kafka and Cassandra)");
+        System.out.printf("  engine rows/s / raw driver rows/s : %s (median %.2f; target >= 0.90)%n", fmt(ratioRaw), median(ratioRaw));
+        System.out.printf("  engine WAL fsync on / off         : %s (median %.2f; target >= 0.95)%n", fmt(ratioFsync), median(ratioFsync));
+        System.out.printf("  end-to-end latency at %,.0f rec/s  : p50 %.0f ms, p99 %.0f ms, max %.0f ms over %,d records (target p99 <= 100 ms)%n",
+                maxRate / 2, latency[0], latency[1], latency[2], (long) latency[3]);
+        System.out.printf("  end-to-end latency at %,.0f rec/s  : p50 %.0f ms, p99 %.0f ms, max %.0f ms over %,d records (a tenth of the rate, for context)%n",
+                maxRate / 10, lowLatency[0], lowLatency[1], lowLatency[2], (long) lowLatency[3]);
+    }
+
+    // ---- the raw driver loader: same rows, same statement, same grouping and concurrency ----
+
+    private double rawRun(List<String> values, String table, int inFlight, int batchRows) throws Exception {
+        createTable(table);
+        PreparedStatement insert = session.prepare("INSERT INTO " + keyspace + "." + table
+                + " (customer, order_id, amount, seq) VALUES (?, ?, ?, ?) USING TIMESTAMP ?");
+        // Rows are built before the clock starts: the loader measures Cassandra writes only.
+        Map<String, List<BoundStatement>> byCustomer = new LinkedHashMap<>();
+        long ts = 1;
+        for (String v : values) {
+            String[] f = Row.parse(v);
+            byCustomer.computeIfAbsent(f[0], k -> new ArrayList<>()).add(insert.bind(f[0], f[1], Double.parseDouble(f[2]),
+                    Long.parseLong(f[3]), ts++).setIdempotent(true));
+        }
+        List<Statement<?>> statements = new ArrayList<>();
+        for (List<BoundStatement> group : byCustomer.values()) {
+            for (int i = 0; i < group.size(); i += batchRows) {
+                List<BoundStatement> chunk = group.subList(i, Math.min(group.size(), i + batchRows));
+                statements.add(chunk.size() == 1 ? chunk.get(0)
+                        : BatchStatement.newInstance(DefaultBatchType.UNLOGGED).addAll(chunk).setIdempotent(true));
+            }
+        }
+        Semaphore permits = new Semaphore(inFlight);
+        List<CompletableFuture<?>> futures = new ArrayList<>(statements.size());
+        long start = System.nanoTime();
+        for (Statement<?> s : statements) {
+            permits.acquireUninterruptibly();
+            futures.add(session.executeAsync(s).toCompletableFuture().whenComplete((r, e) -> {
+                permits.release();
+                if (e != null) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).join();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return values.size() / seconds;
+    }
+
+    // ---- the engine, in process, availableNow over the whole topic ----
+
+    private double engineRun(String topic, String table, boolean fsync, int expectedRows) throws Exception {
+        createTable(table);
+        JobConfig config = JobConfigs.parse(config(topic, table, 50_000, true));
+        try (Assembly engine = new Assembly(config, work.resolve(table), fsync, null)) {
+            // Like the raw loader's, the clock starts when everything is connected and prepared.
+            long start = System.nanoTime();
+            engine.engine.run();
+            long written = engine.progress.snapshot().totals().written();
+            log("  %s: last batch %s", table, engine.progress.snapshot().lastBatch().durationsMs());
+            if (written != expectedRows && !table.equals("warmup")) {
+                throw new IllegalStateException("engine wrote " + written + " rows, expected " + expectedRows);
+            }
+            return written / ((System.nanoTime() - start) / 1e9);
+        }
+    }
+
+    // ---- latency: producer at a fixed rate, engine running continuously ----
+
+    private double[] latencyRun(String topic, double rate, double seconds) throws Exception {
+        createTopic(topic, 3);
+        String table = topic.endsWith("-low") ? "latency_low" : "latency";
+        createTable(table);
+        JobConfig config = JobConfigs.parse(config(topic, table, 50_000, false).replace("\"intervalMs\": 1000", "\"intervalMs\": 0"));
+        LatencySink.Recorder recorder = new LatencySink.Recorder();
+        AtomicBoolean stop = new AtomicBoolean();
+        try (Assembly engine = new Assembly(config, work.resolve(table), true, recorder, stop)) {
+            Thread runner = new Thread(engine.engine::run, "bench-engine");
+            runner.start();
+            Thread.sleep(2000);
+            log("latency: producing at %,.0f records/s for %.0f s", rate, seconds);
+            long produced = produceAtRate(topic, rate, seconds);
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (engine.progress.snapshot().totals().written() < produced && System.currentTimeMillis() < deadline) {
+                Thread.sleep(50);
+            }
+            stop.set(true);
+            runner.join(30_000);
+        }
+        return recorder.summary();
+    }
+
+    private long produceAtRate(String topic, double rate, double seconds) {
+        Random random = new Random(7);
+        long total = (long) (rate * seconds);
+        long start = System.nanoTime();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(1))) {
+            for (long i = 0; i < total; i++) {
+                long due = start + (long) (i * 1e9 / rate);
+                while (System.nanoTime() < due) {
+                    Thread.onSpinWait();
+                }
+                String v = Row.json(random, i);
+                producer.send(new ProducerRecord<>(topic, Row.parse(v)[1], v));
+            }
+            producer.flush();
+        }
+        return total;
+    }
+
+    // ---- plumbing ----
+
+    /** The engine put together as the worker does, with a choice of fsync and an optional latency recorder. */
+    private final class Assembly implements AutoCloseable {
+        final ProgressTracker progress;
+        final MicroBatchEngine engine;
+        private final Checkpoint checkpoint;
+        private final KafkaRecordSource source;
+
+        Assembly(JobConfig config, Path dir, boolean fsync, LatencySink.Recorder recorder) {
+            this(config, dir, fsync, recorder, new AtomicBoolean());
+        }
+
+        Assembly(JobConfig config, Path dir, boolean fsync, LatencySink.Recorder recorder, AtomicBoolean stop) {
+            progress = new ProgressTracker(config.jobId(), 0, 1);
+            checkpoint = Checkpoint.open(dir, new CheckpointMetadata(CheckpointMetadata.FORMAT, config.jobId(),
+                    config.source().topics(), 1, 0), fsync ? DurableFiles.synced() : DurableFiles.unsyncedForBenchmark());
+            source = new KafkaRecordSource(config.source(), new PartitionAssignment(config.source().topics(), 1, 0), stop::get);
+            RowSink sink = CassandraSink.open(session, config, stop::get);
+            if (recorder != null) {
+                sink = new LatencySink(sink, recorder);
+            }
+            engine = new MicroBatchEngine(config, checkpoint, source, RecordTransformer.compile(config), sink,
+                    ProtocolHooks.NONE, progress, stop::get, System::currentTimeMillis);
+        }
+
+        @Override
+        public void close() {
+            source.close();
+            checkpoint.close();
+        }
+    }
+
+    private String config(String topic, String table, int maxRecords, boolean availableNow) {
+        return """
+                {"jobId": "bench/%s", "source": {"bootstrapServers": "%s", "topics": ["%s"], "maxRecordsPerBatch": %d},
+                 "filter": "value.status == 'PAID' && value.amount > 100.0",
+                 "sink": {"contactPoints": ["%s"], "localDatacenter": "%s", "keyspace": "%s", "table": "%s", "consistency": "ONE",
+                          "columns": {"customer": "value.customer", "order_id": "value.id", "amount": "value.amount", "seq": "value.seq"}},
+                 "trigger": {"intervalMs": 1000, "availableNow": %s}}
+                """.formatted(table, bootstrap, topic, maxRecords, contactPoint, datacenter, keyspace, table, availableNow);
+    }
+
+    private void createTable(String table) {
+        session.execute("CREATE TABLE IF NOT EXISTS " + keyspace + "." + table
+                + " (customer text, order_id text, amount double, seq bigint, PRIMARY KEY ((customer), order_id))");
+        session.execute("TRUNCATE " + keyspace + "." + table);
+    }
+
+    private void createTopic(String topic, int partitions) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        }
+    }
+
+    private List<String> produce(String topic, int count) {
+        Random random = new Random(1);
+        List<String> values = new ArrayList<>(count);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(20))) {
+            for (int i = 0; i < count; i++) {
+                String v = Row.json(random, i);
+                values.add(v);
+                producer.send(new ProducerRecord<>(topic, Row.parse(v)[1], v));
+            }
+            producer.flush();
+        }
+        return values;
+    }
+
+    private Properties producerProps(int lingerMs) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        return p;
+    }
+
+    private static String fmt(double[] ratios) {
+        return Arrays.stream(ratios).mapToObj(r -> String.format("%.2f", r)).toList().toString();
+    }
+
+    private static double median(double[] sorted) {
+        return sorted.length % 2 == 1 ? sorted[sorted.length / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    }
+
+    private static void log(String format, Object... args) {
+        System.out.printf("[bench] " + format + "%n", args);
+    }
+
+    /** The benchmark's records: every one passes the filter, so rows = records. */
+    static final class Row {
+        static String json(Random random, long seq) {
+            return "{\"id\": \"ord-" + seq + "\", \"status\": \"PAID\", \"amount\": " + (101 + random.nextInt(9000) / 100.0)
+                    + ", \"customer\": \"cust-" + random.nextInt(2000) + "\", \"seq\": " + seq
+                    + ", \"note\": \"benchmark order with a little padding to reach about 150 bytes\"}";
+        }
+
+        /** {customer, id, amount, seq} without a JSON library: the raw loader's own parsing. */
+        static String[] parse(String json) {
+            return new String[] {field(json, "customer"), field(json, "id"), field(json, "amount"), field(json, "seq")};
+        }
+
+        private static String field(String json, String name) {
+            int i = json.indexOf("\"" + name + "\": ") + name.length() + 4;
+            int end = json.charAt(i) == '"' ? json.indexOf('"', i + 1) + 1 : json.indexOf(',', i);
+            return json.substring(i, end).replace("\"", "");
+        }
+    }
+}
