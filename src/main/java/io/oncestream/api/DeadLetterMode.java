@@ -1,0 +1,11 @@
+package io.oncestream.api;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** What happens to a bad record. */
+public enum DeadLetterMode {
+    @JsonProperty("fail")
+    FAIL,
+    @JsonProperty("table")
+    TABLE
+}

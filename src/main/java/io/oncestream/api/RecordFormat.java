@@ -1,0 +1,11 @@
+package io.oncestream.api;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** How record values are decoded. */
+public enum RecordFormat {
+    @JsonProperty("json")
+    JSON,
+    @JsonProperty("string")
+    STRING
+}

@@ -1,0 +1,213 @@
+package io.oncestream.api;
+
+import java.util.Map;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/** What a StreamJob runs. Every field is described for {@code kubectl explain streamjob.spec}. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class StreamJobSpec {
+
+    @Required
+    @JsonPropertyDescription("Where records come from.")
+    public Source source;
+
+    @Default("json")
+    @JsonPropertyDescription("How record values are decoded before the filter and columns see them: json or string.")
+    public RecordFormat format;
+
+    @JsonPropertyDescription("CEL expression over key, value, headers, topic, partition, offset and timestamp; a record is "
+            + "kept when it is true. Empty keeps every record. Example: value.status == 'PAID' && value.amount > 100.0")
+    public String filter;
+
+    @Required
+    @JsonPropertyDescription("Where rows go.")
+    public Sink sink;
+
+    @JsonPropertyDescription("What happens to records that cannot be decoded or mapped.")
+    public DeadLetter deadLetter;
+
+    @JsonPropertyDescription("When batches run.")
+    public Trigger trigger;
+
+    @Default("1")
+    @Min(1)
+    @Max(256)
+    @JsonPropertyDescription("Number of workers; Kafka partitions are split among them. Changing it on a job that has "
+            + "checkpoints is refused.")
+    public Integer parallelism;
+
+    @JsonPropertyDescription("The workers' checkpoint volumes.")
+    public Checkpoint checkpoint;
+
+    @Default("false")
+    @JsonPropertyDescription("true stops the workers at a batch boundary and keeps their checkpoints; false resumes.")
+    public Boolean suspend;
+
+    @JsonPropertyDescription("Worker pod settings.")
+    public Worker worker;
+
+    /** The source: Kafka. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Source {
+        @Required
+        @JsonPropertyDescription("Kafka source.")
+        public KafkaSource kafka;
+    }
+
+    /** The Kafka topics a job reads. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class KafkaSource {
+        @Required
+        @Pattern("^[^,\\s]+:[0-9]{1,5}(,[^,\\s]+:[0-9]{1,5})*$")
+        @JsonPropertyDescription("Comma-separated host:port list of Kafka brokers.")
+        public String bootstrapServers;
+
+        @Required
+        @io.fabric8.generator.annotation.Size(min = 1, max = 100)
+        @JsonPropertyDescription("Topics to read: Kafka topic names (letters, digits, '.', '_', '-').")
+        public java.util.List<@Pattern("^[a-zA-Z0-9._-]{1,249}$") String> topics;
+
+        @Default("earliest")
+        @JsonPropertyDescription("Where a job without a checkpoint starts: earliest or latest. New partitions always start "
+                + "at earliest.")
+        public StartingOffsets startingOffsets;
+
+        @Default("50000")
+        @Min(1)
+        @Max(10000000)
+        @JsonPropertyDescription("Most records in one batch, shared among partitions by backlog.")
+        public Integer maxRecordsPerBatch;
+
+        @Default("true")
+        @JsonPropertyDescription("Offsets aged out of Kafka before they were read: fail the job (true) or skip and count "
+                + "them (false).")
+        public Boolean failOnDataLoss;
+
+        @JsonPropertyDescription("Extra Kafka consumer properties (not secrets: use secretRef).")
+        public Map<String, String> properties;
+
+        @JsonPropertyDescription("Secret whose keys are added to the consumer properties (SASL/TLS settings).")
+        public SecretRef secretRef;
+    }
+
+    /** The sink: Cassandra. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Sink {
+        @Required
+        @JsonPropertyDescription("Cassandra sink.")
+        public CassandraSink cassandra;
+    }
+
+    /** The Cassandra table a job upserts into. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class CassandraSink {
+        @Required
+        @io.fabric8.generator.annotation.Size(min = 1, max = 100)
+        @JsonPropertyDescription("host:port of Cassandra nodes to connect to first.")
+        public java.util.List<@Pattern("^[^:\\s]+:[0-9]{1,5}$") String> contactPoints;
+
+        @Required
+        @JsonPropertyDescription("The driver's local datacenter.")
+        public String localDatacenter;
+
+        @Required
+        @Pattern("^[a-zA-Z][a-zA-Z0-9_]{0,47}$")
+        @JsonPropertyDescription("Keyspace of the table.")
+        public String keyspace;
+
+        @Required
+        @Pattern("^[a-zA-Z][a-zA-Z0-9_]{0,47}$")
+        @JsonPropertyDescription("Table to upsert into. It must exist; counter tables are refused.")
+        public String table;
+
+        @Default("LOCAL_QUORUM")
+        @JsonPropertyDescription("Write consistency level.")
+        public Consistency consistency;
+
+        @Required
+        @io.fabric8.generator.annotation.Size(min = 1, max = 500)
+        @JsonPropertyDescription("Column name to CEL expression, e.g. order_id: value.id. Every primary-key column needs "
+                + "one. Names that are not CQL identifiers, and expressions that do not compile, are reported in the "
+                + "ConfigValid condition.")
+        public Map<String, String> columns;
+
+        @JsonPropertyDescription("Secret with keys username and password for Cassandra authentication.")
+        public SecretRef secretRef;
+    }
+
+    /** Bad records. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "self.mode != 'table' || has(self.table)", message = "table is required when mode is table")
+    public static class DeadLetter {
+        @Default("fail")
+        @JsonPropertyDescription("fail: a bad record stops the job and is named in its status; table: it is written to "
+                + "the dead-letter table, keyed by (topic, partition, offset).")
+        public DeadLetterMode mode;
+
+        @Pattern("^[a-zA-Z][a-zA-Z0-9_]{0,47}$")
+        @JsonPropertyDescription("Dead-letter table in the sink's keyspace; created if missing.")
+        public String table;
+    }
+
+    /** When batches run. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Trigger {
+        @Default("1s")
+        @Pattern("^([0-9]+(ms|s|m|h))+$")
+        @JsonPropertyDescription("Time between batch starts, e.g. 500ms, 1s, 1m.")
+        public String interval;
+
+        @Default("false")
+        @JsonPropertyDescription("Drain what the topics hold when the job starts, then complete.")
+        public Boolean availableNow;
+    }
+
+    /** The workers' checkpoint volumes. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Checkpoint {
+        @Default("1Gi")
+        @Pattern("^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$")
+        @JsonPropertyDescription("Size of each worker's checkpoint volume.")
+        public String size;
+
+        @JsonPropertyDescription("Storage class of the checkpoint volumes; the cluster's default if unset.")
+        public String storageClassName;
+
+        @Default("100")
+        @Min(1)
+        @Max(100000)
+        @JsonPropertyDescription("Committed batches kept in the checkpoint logs.")
+        public Integer retainBatches;
+
+        @Default("Retain")
+        @JsonPropertyDescription("What happens to checkpoint volumes when the job is deleted: Retain or Delete.")
+        public VolumeRetention whenDeleted;
+    }
+
+    /** Worker pod settings. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Worker {
+        @JsonPropertyDescription("Worker image; the operator's default if unset.")
+        public String image;
+
+        @JsonPropertyDescription("Compute resources of each worker container.")
+        public io.fabric8.kubernetes.api.model.ResourceRequirements resources;
+    }
+
+    /** A reference to a Secret in the job's namespace. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class SecretRef {
+        @Required
+        @JsonPropertyDescription("Name of the Secret.")
+        public String name;
+    }
+}

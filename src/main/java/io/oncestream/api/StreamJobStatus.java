@@ -1,0 +1,91 @@
+package io.oncestream.api;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+/** What the operator observed of a StreamJob: a projection of its workers' progress. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class StreamJobStatus {
+
+    @JsonPropertyDescription("The spec generation this status describes.")
+    public Long observedGeneration;
+
+    @JsonPropertyDescription("Pending, Running, Degraded, Suspended, Completed or Failed.")
+    public Phase phase;
+
+    @JsonPropertyDescription("Ready, Progressing, ConfigValid, SinkAvailable and SourceAvailable.")
+    public List<Condition> conditions = new ArrayList<>();
+
+    @JsonPropertyDescription("Last batch committed by every worker (the lowest of the workers' batch ids).")
+    public Long batchId;
+
+    @JsonPropertyDescription("Committed offset per topic and partition.")
+    public Map<String, Map<String, Long>> committedOffsets;
+
+    @JsonPropertyDescription("Latest offsets minus committed offsets, summed over all partitions.")
+    public Long lag;
+
+    @JsonPropertyDescription("Throughput of the last batches.")
+    public Rates rates;
+
+    @JsonPropertyDescription("Record counts since the workers started.")
+    public Totals totals;
+
+    @JsonPropertyDescription("One entry per worker.")
+    public List<WorkerStatus> workers;
+
+    /** The job's overall state. */
+    public enum Phase { Pending, Running, Degraded, Suspended, Completed, Failed }
+
+    /** Throughput. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Rates {
+        @JsonPropertyDescription("Records read from Kafka per second.")
+        public Double inputRecordsPerSecond;
+
+        @JsonPropertyDescription("Rows written to Cassandra per second.")
+        public Double writtenRowsPerSecond;
+    }
+
+    /** Counts. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Totals {
+        @JsonPropertyDescription("Records read.")
+        public Long read;
+
+        @JsonPropertyDescription("Records the filter dropped.")
+        public Long filteredOut;
+
+        @JsonPropertyDescription("Rows written.")
+        public Long written;
+
+        @JsonPropertyDescription("Records written to the dead-letter table.")
+        public Long deadLettered;
+    }
+
+    /** One worker. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class WorkerStatus {
+        @JsonPropertyDescription("Pod name.")
+        public String name;
+
+        @JsonPropertyDescription("Whether the pod is ready.")
+        public Boolean ready;
+
+        @JsonPropertyDescription("What the worker's engine is doing.")
+        public String state;
+
+        @JsonPropertyDescription("Last batch this worker committed.")
+        public Long batchId;
+
+        @JsonPropertyDescription("The topic-partitions this worker reads.")
+        public List<String> partitions;
+
+        @JsonPropertyDescription("The worker's most recent error, if any.")
+        public String lastError;
+    }
+}

@@ -1,0 +1,11 @@
+package io.oncestream.api;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** What happens to checkpoint volumes when a job is deleted. */
+public enum VolumeRetention {
+    @JsonProperty("Retain")
+    RETAIN,
+    @JsonProperty("Delete")
+    DELETE
+}

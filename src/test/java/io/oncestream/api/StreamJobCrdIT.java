@@ -1,0 +1,109 @@
+package io.oncestream.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import io.oncestream.testing.Command;
+import io.oncestream.testing.KubeCluster;
+import io.oncestream.testing.KubeExtension;
+import io.oncestream.testing.LocalService;
+
+/** The committed StreamJob CRD on the real API server: defaults, explain, and manifests kubectl apply rejects. */
+@ExtendWith(KubeExtension.class)
+class StreamJobCrdIT {
+
+    private static String namespace;
+
+    static final String VALID = """
+            apiVersion: oncestream.io/v1alpha1
+            kind: StreamJob
+            metadata: {name: NAME, namespace: NS}
+            spec:
+              source:
+                kafka: {bootstrapServers: "kafka:9092", topics: [orders]}
+              filter: "value.status == 'PAID'"
+              sink:
+                cassandra:
+                  contactPoints: ["cassandra:9042"]
+                  localDatacenter: dc1
+                  keyspace: shop
+                  table: paid_orders
+                  columns: {order_id: value.id, amount: value.amount}
+            """;
+
+    @BeforeAll
+    static void installCrd(KubeCluster kube) {
+        kube.kubectl(null, "apply", "-f", LocalService.repoDir().resolve("crds/streamjobs.oncestream.io-v1.yml").toString())
+                .orThrow();
+        kube.kubectl(null, "wait", "--for=condition=Established", "--timeout=60s", "crd/streamjobs.oncestream.io").orThrow();
+        namespace = kube.createNamespace("crd");
+    }
+
+    @Test
+    void validManifestIsAcceptedWithDefaults(KubeCluster kube) {
+        kube.kubectl(manifest("valid", Map.of()), "apply", "-f", "-").orThrow();
+        Command.Result got = kube.kubectl(null, "get", "sj", "valid", "-n", namespace, "-o",
+                "jsonpath={.spec.format} {.spec.parallelism} {.spec.source.kafka.startingOffsets} "
+                        + "{.spec.source.kafka.maxRecordsPerBatch} {.spec.sink.cassandra.consistency} {.spec.suspend}").orThrow();
+        assertThat(got.stdout()).isEqualTo("json 1 earliest 50000 LOCAL_QUORUM false");
+
+        String table = kube.kubectl(null, "get", "streamjobs", "-n", namespace).orThrow().stdout();
+        assertThat(table.lines().findFirst().orElse("")).contains("NAME").contains("PHASE").contains("BATCH").contains("LAG")
+                .contains("RATE").contains("AGE");
+
+        String explained = kube.kubectl(null, "explain", "streamjob.spec.source.kafka.startingOffsets").orThrow().stdout();
+        assertThat(explained).contains("Where a job without a checkpoint starts");
+    }
+
+    static Object[][] invalidManifests() {
+        return new Object[][] {
+            {"no-source", Map.of("  source:\n    kafka: {bootstrapServers: \"kafka:9092\", topics: [orders]}\n", ""),
+                "spec.source: Required value"},
+            {"no-table", Map.of("      table: paid_orders\n", ""), "spec.sink.cassandra.table: Required value"},
+            {"no-topics", Map.of("topics: [orders]", "topics: []"), "spec.source.kafka.topics: Invalid value"},
+            {"bad-topic", Map.of("topics: [orders]", "topics: [\"no spaces\"]"), "spec.source.kafka.topics[0]: Invalid value"},
+            {"bad-start", Map.of("topics: [orders]}", "topics: [orders], startingOffsets: middle}"),
+                "Unsupported value: \"middle\""},
+            {"zero-batch", Map.of("topics: [orders]}", "topics: [orders], maxRecordsPerBatch: 0}"),
+                "should be greater than or equal to 1"},
+            {"too-parallel", Map.of("  filter:", "  parallelism: 1000\n  filter:"), "should be less than or equal to 256"},
+            {"no-port", Map.of("\"kafka:9092\"", "\"kafka\""), "spec.source.kafka.bootstrapServers: Invalid value"},
+            {"bad-keyspace", Map.of("keyspace: shop", "keyspace: 1shop"), "spec.sink.cassandra.keyspace: Invalid value"},
+            {"dead-letter-table", Map.of("  filter:", "  deadLetter: {mode: table}\n  filter:"),
+                "table is required when mode is table"},
+            {"bad-interval", Map.of("  filter:", "  trigger: {interval: soon}\n  filter:"), "spec.trigger.interval: Invalid value"},
+            {"no-columns", Map.of("columns: {order_id: value.id, amount: value.amount}", "columns: {}"),
+                "spec.sink.cassandra.columns: Invalid value"},
+            {"bad-contact-point", Map.of("[\"cassandra:9042\"]", "[\"cassandra\"]"),
+                "spec.sink.cassandra.contactPoints[0]: Invalid value"},
+            {"bad-consistency", Map.of("      table: paid_orders\n", "      table: paid_orders\n      consistency: SOME\n"),
+                "Unsupported value: \"SOME\""},
+            {"bad-format", Map.of("  filter:", "  format: xml\n  filter:"), "Unsupported value: \"xml\""},
+        };
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalidManifests")
+    void invalidManifestIsRejectedByKubectlApply(String name, Map<String, String> edit, String expected, KubeCluster kube) {
+        Command.Result result = kube.kubectl(manifest(name, edit), "apply", "-f", "-");
+        assertThat(result.exitCode()).as(result.stdout()).isNotZero();
+        assertThat(result.stderr()).contains(expected);
+        assertThat(kube.kubectl(null, "get", "sj", name, "-n", namespace).exitCode()).as("nothing was stored").isNotZero();
+    }
+
+    private static String manifest(String name, Map<String, String> edit) {
+        String yaml = VALID.replace("NAME", name).replace("NS", namespace);
+        for (Map.Entry<String, String> e : edit.entrySet()) {
+            assertThat(yaml).as("the edit applies").contains(e.getKey());
+            yaml = yaml.replace(e.getKey(), e.getValue());
+        }
+        return yaml;
+    }
+}
