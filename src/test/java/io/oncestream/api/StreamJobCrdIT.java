@@ -2,6 +2,7 @@ package io.oncestream.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.Map;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -10,12 +11,22 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import io.oncestream.engine.config.JobConfig;
+import io.oncestream.operator.WorkerConfigMaps;
+import io.oncestream.operator.WorkerJobConfigs;
+import io.oncestream.operator.WorkerServices;
+import io.oncestream.operator.WorkerSettings;
+import io.oncestream.operator.WorkerStatefulSets;
+import io.oncestream.testing.Awaits;
 import io.oncestream.testing.Command;
 import io.oncestream.testing.KubeCluster;
 import io.oncestream.testing.KubeExtension;
 import io.oncestream.testing.LocalService;
 
-/** The committed StreamJob CRD on the real API server: defaults, explain, and manifests kubectl apply rejects. */
+/**
+ * The committed StreamJob CRD on the real API server: defaults, explain, manifests kubectl
+ * apply rejects, and the worker objects built for a job, accepted and garbage-collected.
+ */
 @ExtendWith(KubeExtension.class)
 class StreamJobCrdIT {
 
@@ -60,6 +71,30 @@ class StreamJobCrdIT {
 
         String explained = kube.kubectl(null, "explain", "streamjob.spec.source.kafka.startingOffsets").orThrow().stdout();
         assertThat(explained).contains("Where a job without a checkpoint starts");
+    }
+
+    @Test
+    void builtWorkerObjectsAreAcceptedAndCollectedWithTheirJob(KubeCluster kube) {
+        kube.kubectl(manifest("owned", Map.of("  filter:", "  parallelism: 2\n  filter:")), "apply", "-f", "-").orThrow();
+        var client = kube.admin();
+        StreamJob job = client.resources(StreamJob.class).inNamespace(namespace).withName("owned").get();
+        JobConfig config = WorkerJobConfigs.from(job);
+        WorkerSettings settings = new WorkerSettings("oncestream/oncestream:test", "IfNotPresent", 30);
+        client.resource(WorkerConfigMaps.desired(job, config)).create();
+        client.resource(WorkerServices.desired(job)).create();
+        client.resource(WorkerStatefulSets.desired(job, settings, WorkerConfigMaps.hash(config))).create();
+
+        // The real StatefulSet controller accepts the pod template: two worker pods appear.
+        Awaits.until(Duration.ofSeconds(60), "pods owned-0 and owned-1", () -> client.pods().inNamespace(namespace)
+                .withLabels(StreamJobResources.selectorLabels("owned")).list().getItems().size() == 2);
+        assertThat(client.pods().inNamespace(namespace).withName("owned-0").get().getSpec().getSecurityContext()
+                .getRunAsNonRoot()).isTrue();
+
+        client.resources(StreamJob.class).inNamespace(namespace).withName("owned").delete();
+        Awaits.until(Duration.ofSeconds(90), "garbage collection of the job's ConfigMap, Service and StatefulSet", () ->
+                client.configMaps().inNamespace(namespace).withName(StreamJobResources.configMapName("owned")).get() == null
+                        && client.services().inNamespace(namespace).withName(StreamJobResources.serviceName("owned")).get() == null
+                        && client.apps().statefulSets().inNamespace(namespace).withName("owned").get() == null);
     }
 
     static Object[][] invalidManifests() {

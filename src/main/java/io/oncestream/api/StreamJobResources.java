@@ -1,0 +1,60 @@
+package io.oncestream.api;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Names and labels of the objects the operator makes for a StreamJob. They are API: users,
+ * dashboards and the e2e harness rely on them, so they are defined here and nowhere else.
+ */
+public final class StreamJobResources {
+
+    /** Port of the worker's HTTP endpoints. */
+    public static final int WORKER_HTTP_PORT = 8080;
+    /** Key of the worker configuration in the job's ConfigMap. */
+    public static final String CONFIG_KEY = "job.json";
+    /** Pod annotation carrying the hash of the worker configuration; a change rolls the workers. */
+    public static final String CONFIG_HASH_ANNOTATION = "oncestream.io/config-hash";
+    /** Label with the job's name on every object made for it. */
+    public static final String JOB_LABEL = "oncestream.io/job";
+
+    private StreamJobResources() {
+    }
+
+    /** The StatefulSet, whose pods are {@code <job>-0 .. <job>-(parallelism-1)}. */
+    public static String statefulSetName(String job) {
+        return job;
+    }
+
+    /** The headless Service that gives each worker pod a stable DNS name. */
+    public static String serviceName(String job) {
+        return job + "-workers";
+    }
+
+    /** The ConfigMap with the worker configuration. */
+    public static String configMapName(String job) {
+        return job + "-config";
+    }
+
+    /** The volume claim template's name; PVCs are {@code checkpoint-<job>-<ordinal>}. */
+    public static String checkpointVolumeName() {
+        return "checkpoint";
+    }
+
+    /** Labels that select a job's worker pods. */
+    public static Map<String, String> selectorLabels(String job) {
+        Map<String, String> labels = new TreeMap<>();
+        labels.put("app.kubernetes.io/name", "oncestream-worker");
+        labels.put("app.kubernetes.io/instance", job);
+        return labels;
+    }
+
+    /** Labels of every object made for a job. */
+    public static Map<String, String> labels(String job) {
+        Map<String, String> labels = selectorLabels(job);
+        labels.put("app.kubernetes.io/managed-by", "oncestream-operator");
+        labels.put("app.kubernetes.io/part-of", "oncestream");
+        labels.put(JOB_LABEL, job);
+        return labels;
+    }
+}

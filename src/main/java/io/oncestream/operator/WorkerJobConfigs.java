@@ -1,0 +1,117 @@
+package io.oncestream.operator;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.oncestream.api.StreamJob;
+import io.oncestream.api.StreamJobSpec;
+import io.oncestream.engine.config.InvalidConfigException;
+import io.oncestream.engine.config.JobConfig;
+import io.oncestream.engine.config.JobConfigs;
+import io.oncestream.engine.transform.RecordTransformer;
+
+/**
+ * The worker configuration (the engine's {@link JobConfig}, one schema for both) of a
+ * StreamJob. Defaults are the CRD's, so a spec read before the API server defaulted it maps
+ * the same. Credentials never enter it: they reach the workers through Secrets.
+ */
+public final class WorkerJobConfigs {
+
+    private static final Pattern DURATION_PART = Pattern.compile("([0-9]+)(ms|s|m|h)");
+
+    private WorkerJobConfigs() {
+    }
+
+    /**
+     * The configuration, checked as the worker will check it; an error names the spec field
+     * ({@code spec.sink.cassandra.columns.amount}).
+     */
+    public static JobConfig from(StreamJob job) {
+        StreamJobSpec spec = job.getSpec();
+        StreamJobSpec.KafkaSource kafka = spec.source.kafka;
+        StreamJobSpec.CassandraSink cassandra = spec.sink.cassandra;
+        StreamJobSpec.DeadLetter deadLetter = spec.deadLetter;
+        StreamJobSpec.Trigger trigger = spec.trigger;
+        String jobId = job.getMetadata().getNamespace() + "/" + job.getMetadata().getName();
+        JobConfig config = new JobConfig(
+                jobId,
+                new JobConfig.KafkaSource(kafka.bootstrapServers, List.copyOf(kafka.topics),
+                        kafka.startingOffsets == null || kafka.startingOffsets == io.oncestream.api.StartingOffsets.EARLIEST
+                                ? JobConfig.StartingOffsets.EARLIEST : JobConfig.StartingOffsets.LATEST,
+                        orDefault(kafka.maxRecordsPerBatch, 50_000), orDefault(kafka.failOnDataLoss, true),
+                        "oncestream-" + jobId.replace('/', '.'),
+                        kafka.properties == null ? Map.of() : new LinkedHashMap<>(kafka.properties)),
+                spec.format == io.oncestream.api.RecordFormat.STRING ? JobConfig.RecordFormat.STRING : JobConfig.RecordFormat.JSON,
+                spec.filter,
+                new JobConfig.CassandraSink(List.copyOf(cassandra.contactPoints), cassandra.localDatacenter,
+                        cassandra.keyspace, cassandra.table,
+                        cassandra.consistency == null ? "LOCAL_QUORUM" : cassandra.consistency.name(),
+                        new LinkedHashMap<>(cassandra.columns), 256, 32),
+                deadLetter != null && deadLetter.mode == io.oncestream.api.DeadLetterMode.TABLE
+                        ? new JobConfig.DeadLetter(JobConfig.DeadLetterMode.TABLE, deadLetter.table)
+                        : new JobConfig.DeadLetter(JobConfig.DeadLetterMode.FAIL, null),
+                new JobConfig.Trigger(trigger == null || trigger.interval == null ? 1000 : millis(trigger.interval),
+                        trigger != null && Boolean.TRUE.equals(trigger.availableNow)),
+                new JobConfig.Checkpoint(spec.checkpoint == null ? 100 : orDefault(spec.checkpoint.retainBatches, 100)),
+                orDefault(spec.parallelism, 1));
+        try {
+            // Round-trip through the worker's own parser: the same checks, the same defaults.
+            JobConfig checked = JobConfigs.parse(JobConfigs.toJson(config));
+            RecordTransformer.compile(checked); // CEL that does not compile is a ConfigValid error, not a worker crash
+            return checked;
+        } catch (InvalidConfigException e) {
+            throw new InvalidConfigException(specField(e.field()), e.getMessage().substring(e.field().length() + 2));
+        }
+    }
+
+    /** {@code 1m30s} in milliseconds. */
+    static long millis(String duration) {
+        Matcher m = DURATION_PART.matcher(duration);
+        long total = 0;
+        int end = 0;
+        while (m.find()) {
+            if (m.start() != end) {
+                break;
+            }
+            long n = Long.parseLong(m.group(1));
+            total += switch (m.group(2)) {
+                case "ms" -> n;
+                case "s" -> n * 1000;
+                case "m" -> n * 60_000;
+                default -> n * 3_600_000;
+            };
+            end = m.end();
+        }
+        if (end != duration.length() || end == 0) {
+            throw new InvalidConfigException("spec.trigger.interval", "'" + duration + "' is not a duration like 500ms, 1s, 1m");
+        }
+        return total;
+    }
+
+    /** The spec field a worker-config field comes from. */
+    static String specField(String workerField) {
+        List<String[]> map = new ArrayList<>(List.of(
+                new String[] {"source.", "spec.source.kafka."},
+                new String[] {"sink.", "spec.sink.cassandra."},
+                new String[] {"deadLetter.", "spec.deadLetter."},
+                new String[] {"trigger.", "spec.trigger."},
+                new String[] {"checkpoint.", "spec.checkpoint."},
+                new String[] {"filter", "spec.filter"},
+                new String[] {"parallelism", "spec.parallelism"},
+                new String[] {"format", "spec.format"}));
+        for (String[] pair : map) {
+            if (workerField.startsWith(pair[0])) {
+                return pair[1] + workerField.substring(pair[0].length());
+            }
+        }
+        return "spec." + workerField;
+    }
+
+    private static <T> T orDefault(T value, T fallback) {
+        return value == null ? fallback : value;
+    }
+}

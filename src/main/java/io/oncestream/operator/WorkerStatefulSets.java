@@ -1,0 +1,128 @@
+package io.oncestream.operator;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+
+import io.oncestream.api.StreamJob;
+import io.oncestream.api.StreamJobResources;
+import io.oncestream.api.StreamJobSpec;
+import io.oncestream.api.VolumeRetention;
+
+/**
+ * The StatefulSet of a job's workers: one pod per worker ({@code parallelism}, or none while
+ * suspended), started together, each with its own checkpoint volume; non-root, read-only
+ * root filesystem, no service-account token, credentials only from Secrets.
+ */
+public final class WorkerStatefulSets {
+
+    static final String CONFIG_DIR = "/etc/oncestream";
+    static final String CHECKPOINT_DIR = "/checkpoint";
+
+    private WorkerStatefulSets() {
+    }
+
+    public static StatefulSet desired(StreamJob job, WorkerSettings settings, String configHash) {
+        StreamJobSpec spec = job.getSpec();
+        String name = job.getMetadata().getName();
+        boolean suspended = Boolean.TRUE.equals(spec.suspend);
+        int replicas = suspended ? 0 : spec.parallelism == null ? 1 : spec.parallelism;
+        StreamJobSpec.Checkpoint checkpoint = spec.checkpoint == null ? new StreamJobSpec.Checkpoint() : spec.checkpoint;
+        String image = spec.worker != null && spec.worker.image != null ? spec.worker.image : settings.defaultImage();
+        ResourceRequirements resources = spec.worker != null ? spec.worker.resources : null;
+        String retention = checkpoint.whenDeleted == VolumeRetention.DELETE ? "Delete" : "Retain";
+
+        return new StatefulSetBuilder()
+                .withMetadata(OwnedObjects.metadata(job, StreamJobResources.statefulSetName(name)))
+                .withNewSpec()
+                .withReplicas(replicas)
+                .withServiceName(StreamJobResources.serviceName(name))
+                .withPodManagementPolicy("Parallel")
+                .withNewSelector().withMatchLabels(StreamJobResources.selectorLabels(name)).endSelector()
+                .withNewPersistentVolumeClaimRetentionPolicy().withWhenDeleted(retention).withWhenScaled("Retain")
+                .endPersistentVolumeClaimRetentionPolicy()
+                .withNewTemplate()
+                .withNewMetadata()
+                .withLabels(StreamJobResources.labels(name))
+                .addToAnnotations(StreamJobResources.CONFIG_HASH_ANNOTATION, configHash)
+                .endMetadata()
+                .withNewSpec()
+                .withAutomountServiceAccountToken(false)
+                .withTerminationGracePeriodSeconds(settings.terminationGraceSeconds())
+                .withNewSecurityContext()
+                .withRunAsNonRoot(true).withRunAsUser(10001L).withRunAsGroup(10001L).withFsGroup(10001L)
+                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+                .endSecurityContext()
+                .addNewContainer()
+                .withName("worker")
+                .withImage(image)
+                .withImagePullPolicy(settings.imagePullPolicy())
+                .withArgs("worker", "--config", CONFIG_DIR + "/" + StreamJobResources.CONFIG_KEY,
+                        "--checkpoint", CHECKPOINT_DIR, "--http-port", String.valueOf(StreamJobResources.WORKER_HTTP_PORT))
+                .withEnv(env(spec))
+                .addNewPort().withName("http").withContainerPort(StreamJobResources.WORKER_HTTP_PORT).endPort()
+                .withLivenessProbe(probe("/healthz/live", 3))
+                .withReadinessProbe(probe("/healthz/ready", 1))
+                .withResources(resources)
+                .withNewSecurityContext()
+                .withReadOnlyRootFilesystem(true).withAllowPrivilegeEscalation(false)
+                .withNewCapabilities().withDrop("ALL").endCapabilities()
+                .endSecurityContext()
+                .addNewVolumeMount().withName("config").withMountPath(CONFIG_DIR).withReadOnly(true).endVolumeMount()
+                .addNewVolumeMount().withName(StreamJobResources.checkpointVolumeName()).withMountPath(CHECKPOINT_DIR)
+                .endVolumeMount()
+                .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+                .endContainer()
+                .addNewVolume().withName("config").withNewConfigMap()
+                .withName(StreamJobResources.configMapName(name)).endConfigMap().endVolume()
+                .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
+                .endSpec()
+                .endTemplate()
+                .addToVolumeClaimTemplates(new PersistentVolumeClaimBuilder()
+                        .withNewMetadata().withName(StreamJobResources.checkpointVolumeName())
+                        .withLabels(StreamJobResources.labels(name)).endMetadata()
+                        .withNewSpec()
+                        .withAccessModes("ReadWriteOnce")
+                        .withStorageClassName(checkpoint.storageClassName)
+                        .withNewResources()
+                        .addToRequests("storage", new Quantity(checkpoint.size == null ? "1Gi" : checkpoint.size))
+                        .endResources()
+                        .endSpec()
+                        .build())
+                .endSpec()
+                .build();
+    }
+
+    /** POD_NAME gives the worker its index; Cassandra credentials come from the job's Secret, never from the ConfigMap. */
+    private static List<EnvVar> env(StreamJobSpec spec) {
+        List<EnvVar> env = new ArrayList<>();
+        env.add(new EnvVarBuilder().withName("POD_NAME").withNewValueFrom().withNewFieldRef().withFieldPath("metadata.name")
+                .endFieldRef().endValueFrom().build());
+        env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS")
+                .withValue("-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp").build());
+        StreamJobSpec.SecretRef secret = spec.sink.cassandra.secretRef;
+        if (secret != null) {
+            for (String[] pair : new String[][] {{"CASSANDRA_USERNAME", "username"}, {"CASSANDRA_PASSWORD", "password"}}) {
+                env.add(new EnvVarBuilder().withName(pair[0]).withNewValueFrom().withNewSecretKeyRef()
+                        .withName(secret.name).withKey(pair[1]).endSecretKeyRef().endValueFrom().build());
+            }
+        }
+        return env;
+    }
+
+    private static Probe probe(String path, int failureThreshold) {
+        return new ProbeBuilder()
+                .withNewHttpGet().withPath(path).withNewPort("http").endHttpGet()
+                .withPeriodSeconds(5).withTimeoutSeconds(2).withFailureThreshold(failureThreshold)
+                .build();
+    }
+}

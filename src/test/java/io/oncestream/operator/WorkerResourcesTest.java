@@ -1,0 +1,153 @@
+package io.oncestream.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.utils.Serialization;
+
+import io.oncestream.api.StreamJob;
+import io.oncestream.engine.config.InvalidConfigException;
+import io.oncestream.engine.config.JobConfig;
+import io.oncestream.engine.config.JobConfigs;
+
+/** The pure builders of a job's worker objects, without a cluster. */
+class WorkerResourcesTest {
+
+    private static final WorkerSettings SETTINGS = new WorkerSettings("oncestream/oncestream:0.1.0", "IfNotPresent", 30);
+
+    static StreamJob job(String extraSpec) {
+        String yaml = """
+                apiVersion: oncestream.io/v1alpha1
+                kind: StreamJob
+                metadata: {name: paid-orders, namespace: shop, uid: 1234-abcd, generation: 3}
+                spec:
+                  source:
+                    kafka: {bootstrapServers: "kafka:9092", topics: [orders]}
+                  filter: "value.status == 'PAID' && value.amount > 100.0"
+                  sink:
+                    cassandra:
+                      contactPoints: ["cassandra:9042"]
+                      localDatacenter: dc1
+                      keyspace: shop
+                      table: paid_orders
+                      columns: {order_id: value.id, amount: value.amount}
+                      secretRef: {name: cassandra-creds}
+                """ + extraSpec;
+        return Serialization.unmarshal(yaml, StreamJob.class);
+    }
+
+    @Test
+    void workerConfigCarriesTheSpecAndNoCredentials() {
+        JobConfig config = WorkerJobConfigs.from(job("  trigger: {interval: 1m30s}\n  parallelism: 3\n"));
+        assertThat(config.jobId()).isEqualTo("shop/paid-orders");
+        assertThat(config.source().groupId()).isEqualTo("oncestream-shop.paid-orders");
+        assertThat(config.trigger().intervalMs()).isEqualTo(90_000);
+        assertThat(config.parallelism()).isEqualTo(3);
+        assertThat(config.sink().columns()).containsExactly(Map.entry("order_id", "value.id"), Map.entry("amount", "value.amount"));
+        assertThat(config.deadLetter().mode()).isEqualTo(JobConfig.DeadLetterMode.FAIL);
+
+        ConfigMap cm = WorkerConfigMaps.desired(job(""), WorkerJobConfigs.from(job("")));
+        assertThat(cm.getMetadata().getName()).isEqualTo("paid-orders-config");
+        assertOwned(cm.getMetadata().getOwnerReferences());
+        String json = cm.getData().get("job.json");
+        assertThat(JobConfigs.parse(json)).isEqualTo(WorkerJobConfigs.from(job("")));
+        assertThat(json).doesNotContain("cassandra-creds").doesNotContain("password");
+    }
+
+    @Test
+    void invalidExpressionsAndNamesAreReportedWithTheSpecField() {
+        StreamJob badColumn = job("");
+        badColumn.getSpec().sink.cassandra.columns.put("amount", "value.amount +");
+        assertThatThrownBy(() -> WorkerJobConfigs.from(badColumn))
+                .isInstanceOf(InvalidConfigException.class)
+                .satisfies(e -> assertThat(((InvalidConfigException) e).field()).isEqualTo("spec.sink.cassandra.columns.amount"));
+        StreamJob badName = job("");
+        badName.getSpec().sink.cassandra.columns.put("bad-name", "value.x");
+        assertThatThrownBy(() -> WorkerJobConfigs.from(badName))
+                .satisfies(e -> assertThat(((InvalidConfigException) e).field()).isEqualTo("spec.sink.cassandra.columns.bad-name"));
+        StreamJob badFilter = job("");
+        badFilter.getSpec().filter = "value.amount + 1";
+        assertThatThrownBy(() -> WorkerJobConfigs.from(badFilter))
+                .hasMessageStartingWith("spec.filter: CEL expression does not compile");
+    }
+
+    @Test
+    void serviceIsHeadlessAndSelectsTheWorkers() {
+        Service s = WorkerServices.desired(job(""));
+        assertThat(s.getMetadata().getName()).isEqualTo("paid-orders-workers");
+        assertThat(s.getSpec().getClusterIP()).isEqualTo("None");
+        assertThat(s.getSpec().getSelector()).containsEntry("app.kubernetes.io/instance", "paid-orders");
+        assertThat(s.getSpec().getPorts()).singleElement().satisfies(p -> assertThat(p.getPort()).isEqualTo(8080));
+        assertOwned(s.getMetadata().getOwnerReferences());
+    }
+
+    @Test
+    void statefulSetRunsLockedDownWorkersWithCheckpointVolumes() {
+        StatefulSet sts = WorkerStatefulSets.desired(job("  parallelism: 4\n  checkpoint: {size: 5Gi, storageClassName: fast, "
+                + "whenDeleted: Delete}\n"), SETTINGS, "abc123");
+        assertOwned(sts.getMetadata().getOwnerReferences());
+        assertThat(sts.getSpec().getReplicas()).isEqualTo(4);
+        assertThat(sts.getSpec().getPodManagementPolicy()).isEqualTo("Parallel");
+        assertThat(sts.getSpec().getServiceName()).isEqualTo("paid-orders-workers");
+        assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted()).isEqualTo("Delete");
+        var template = sts.getSpec().getTemplate();
+        assertThat(template.getMetadata().getAnnotations()).containsEntry("oncestream.io/config-hash", "abc123");
+        assertThat(template.getMetadata().getLabels()).containsAllEntriesOf(sts.getSpec().getSelector().getMatchLabels());
+        var pod = template.getSpec();
+        assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+        assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+        Container c = pod.getContainers().get(0);
+        assertThat(c.getImage()).isEqualTo("oncestream/oncestream:0.1.0");
+        assertThat(c.getArgs()).containsExactly("worker", "--config", "/etc/oncestream/job.json", "--checkpoint", "/checkpoint",
+                "--http-port", "8080");
+        assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz/live");
+        assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/healthz/ready");
+        assertThat(c.getEnv()).extracting(EnvVar::getName).contains("POD_NAME", "CASSANDRA_USERNAME", "CASSANDRA_PASSWORD");
+        assertThat(c.getEnv()).filteredOn(e -> e.getName().equals("CASSANDRA_PASSWORD")).singleElement()
+                .satisfies(e -> assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("cassandra-creds"));
+        var claim = sts.getSpec().getVolumeClaimTemplates().get(0);
+        assertThat(claim.getMetadata().getName()).isEqualTo("checkpoint");
+        assertThat(claim.getSpec().getStorageClassName()).isEqualTo("fast");
+        assertThat(claim.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("5Gi");
+    }
+
+    @Test
+    void suspendScalesToZeroAndAnImageOverrideIsUsed() {
+        StatefulSet sts = WorkerStatefulSets.desired(job("  suspend: true\n  worker: {image: my/worker:2}\n"), SETTINGS, "h");
+        assertThat(sts.getSpec().getReplicas()).isZero();
+        assertThat(sts.getSpec().getTemplate().getSpec().getContainers().get(0).getImage()).isEqualTo("my/worker:2");
+        assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted()).isEqualTo("Retain");
+    }
+
+    @Test
+    void configHashFollowsTheConfiguration() {
+        String a = WorkerConfigMaps.hash(WorkerJobConfigs.from(job("")));
+        String b = WorkerConfigMaps.hash(WorkerJobConfigs.from(job("")));
+        StreamJob changed = job("");
+        changed.getSpec().filter = "true";
+        String c = WorkerConfigMaps.hash(WorkerJobConfigs.from(changed));
+        assertThat(a).isEqualTo(b).isNotEqualTo(c).hasSize(16);
+    }
+
+    private static void assertOwned(java.util.List<OwnerReference> refs) {
+        assertThat(refs).singleElement().satisfies(r -> {
+            assertThat(r.getKind()).isEqualTo("StreamJob");
+            assertThat(r.getApiVersion()).isEqualTo("oncestream.io/v1alpha1");
+            assertThat(r.getUid()).isEqualTo("1234-abcd");
+            assertThat(r.getController()).isTrue();
+        });
+    }
+}
