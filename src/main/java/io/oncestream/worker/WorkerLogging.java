@@ -12,12 +12,13 @@ import java.util.logging.StreamHandler;
  * Cassandra driver log through SLF4J to JBoss LogManager, which is installed as the JDK's
  * log manager). Must run before any logger is created.
  */
-final class WorkerLogging {
+public final class WorkerLogging {
 
     private WorkerLogging() {
     }
 
-    static void install() {
+    /** Installs the worker's log setup; call first thing in a main method. */
+    public static void install() {
         System.setProperty("java.util.logging.manager", "org.jboss.logmanager.LogManager");
         System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$-7s [%3$s] %5$s%6$s%n");
         Logger root = Logger.getLogger("");

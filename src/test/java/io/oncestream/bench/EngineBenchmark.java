@@ -75,6 +75,8 @@ public final class EngineBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
+        // The worker's log setup (INFO): without it, library debug logging would be formatted on hot paths.
+        io.oncestream.worker.WorkerLogging.install();
         Map<String, String> a = new LinkedHashMap<>();
         for (int i = 0; i + 1 < args.length; i += 2) {
             a.put(args[i].replaceFirst("^--", ""), args[i + 1]);

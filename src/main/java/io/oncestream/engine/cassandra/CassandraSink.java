@@ -18,6 +18,8 @@ import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
+import com.datastax.oss.driver.api.core.type.codec.TypeCodec;
 import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
@@ -47,6 +49,7 @@ public final class CassandraSink implements RowSink {
     private final List<ColumnMetadata> columns;
     private final List<String> partitionKey;
     private final boolean[] primaryKey;
+    private final TypeCodec<Object>[] codecs;
     private final PreparedStatement insert;
     private final PreparedStatement deadLetterInsert;
     private final int maxInFlight;
@@ -60,6 +63,7 @@ public final class CassandraSink implements RowSink {
         this.tableName = tableName;
         this.columns = columns;
         this.partitionKey = partitionKey;
+        this.codecs = codecs(session, columns);
         this.primaryKey = new boolean[columns.size()];
         for (int i = 0; i < columns.size(); i++) {
             primaryKey[i] = primaryKeyColumns.contains(columns.get(i));
@@ -113,7 +117,7 @@ public final class CassandraSink implements RowSink {
 
     @Override
     public Write prepare(SourceRecord origin, Map<String, Object> values, long timestampMicros) throws BadRowException {
-        Object[] bound = new Object[columns.size() + 1];
+        Object[] bound = new Object[columns.size()];
         Map<String, Object> key = new LinkedHashMap<>();
         for (int i = 0; i < columns.size(); i++) {
             ColumnMetadata c = columns.get(i);
@@ -132,9 +136,27 @@ public final class CassandraSink implements RowSink {
             }
             bound[i] = value;
         }
-        bound[columns.size()] = timestampMicros;
-        BoundStatement statement = insert.bind(bound).setIdempotent(true);
-        return new CassandraWrite(statement, key);
+        // Codecs were resolved once per column (ColumnValues yields each column's default Java type),
+        // which spares the driver a registry look-up per value.
+        BoundStatementBuilder builder = insert.boundStatementBuilder();
+        for (int i = 0; i < bound.length; i++) {
+            if (bound[i] == null) {
+                builder.setToNull(i);
+            } else {
+                builder.set(i, bound[i], codecs[i]);
+            }
+        }
+        builder.setLong(columns.size(), timestampMicros);
+        return new CassandraWrite(builder.setIdempotence(true).build(), key);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static TypeCodec<Object>[] codecs(CqlSession session, List<ColumnMetadata> columns) {
+        TypeCodec<Object>[] codecs = new TypeCodec[columns.size()];
+        for (int i = 0; i < columns.size(); i++) {
+            codecs[i] = session.getContext().getCodecRegistry().codecFor(columns.get(i).getType());
+        }
+        return codecs;
     }
 
     @Override

@@ -5,40 +5,69 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.cel.common.values.NullValue;
 
 /** JSON as CEL values: maps, lists, strings, {@code int} (Long), {@code double}, bool, null. */
 final class CelJson {
 
+    private static final com.fasterxml.jackson.core.JsonFactory FACTORY = new com.fasterxml.jackson.core.JsonFactory();
+
     private CelJson() {
     }
 
-    static Object toCel(JsonNode node) {
-        switch (node.getNodeType()) {
-            case OBJECT: {
+    /**
+     * Parses one JSON document straight into CEL values (no intermediate tree: this runs for
+     * every record). Trailing content after the document is an error, as is an empty input.
+     */
+    static Object parse(byte[] bytes) throws java.io.IOException {
+        try (com.fasterxml.jackson.core.JsonParser p = FACTORY.createParser(bytes)) {
+            com.fasterxml.jackson.core.JsonToken first = p.nextToken();
+            if (first == null) {
+                throw new com.fasterxml.jackson.core.JsonParseException(p, "empty value");
+            }
+            Object value = read(p);
+            if (p.nextToken() != null) {
+                throw new com.fasterxml.jackson.core.JsonParseException(p, "unexpected content after the JSON value");
+            }
+            return value;
+        }
+    }
+
+    private static Object read(com.fasterxml.jackson.core.JsonParser p) throws java.io.IOException {
+        switch (p.currentToken()) {
+            case START_OBJECT: {
                 Map<String, Object> map = new LinkedHashMap<>();
-                node.fields().forEachRemaining(e -> map.put(e.getKey(), toCel(e.getValue())));
+                while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    p.nextToken();
+                    map.put(name, read(p));
+                }
                 return map;
             }
-            case ARRAY: {
-                List<Object> list = new ArrayList<>(node.size());
-                node.forEach(n -> list.add(toCel(n)));
+            case START_ARRAY: {
+                List<Object> list = new ArrayList<>();
+                while (p.nextToken() != com.fasterxml.jackson.core.JsonToken.END_ARRAY) {
+                    list.add(read(p));
+                }
                 return list;
             }
-            case STRING:
-                return node.textValue();
-            case NUMBER:
-                if (node.isIntegralNumber() && node.canConvertToLong()) {
-                    return node.longValue();
+            case VALUE_STRING:
+                return p.getText();
+            case VALUE_NUMBER_INT:
+                if (p.getNumberType() == com.fasterxml.jackson.core.JsonParser.NumberType.BIG_INTEGER) {
+                    return (Object) p.getDoubleValue(); // beyond int64: CEL has no bigger integer
                 }
-                return node.doubleValue();
-            case BOOLEAN:
-                return node.booleanValue();
-            case NULL:
+                return (Object) p.getLongValue();
+            case VALUE_NUMBER_FLOAT:
+                return p.getDoubleValue();
+            case VALUE_TRUE:
+                return Boolean.TRUE;
+            case VALUE_FALSE:
+                return Boolean.FALSE;
+            case VALUE_NULL:
                 return NullValue.NULL_VALUE;
             default:
-                throw new IllegalArgumentException("unsupported JSON node " + node.getNodeType());
+                throw new com.fasterxml.jackson.core.JsonParseException(p, "unexpected token " + p.currentToken());
         }
     }
 }

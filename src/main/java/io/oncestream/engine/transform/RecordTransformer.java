@@ -6,8 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonParseException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelOptions;
 import dev.cel.common.CelValidationException;
@@ -41,7 +39,6 @@ public final class RecordTransformer {
     private static final CelOptions OPTIONS = CelOptions.current()
             .enableHeterogeneousNumericComparisons(true)
             .build();
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final java.util.regex.Pattern FIELD_PATH =
             java.util.regex.Pattern.compile("value(\\.[A-Za-z_][A-Za-z0-9_]*)+");
 
@@ -171,10 +168,6 @@ public final class RecordTransformer {
         if (format == JobConfig.RecordFormat.STRING) {
             return new String(bytes, StandardCharsets.UTF_8);
         }
-        JsonNode node = JSON.readTree(bytes);
-        if (node == null || node.isMissingNode()) {
-            throw new JsonParseException(null, "empty value");
-        }
-        return CelJson.toCel(node);
+        return CelJson.parse(bytes);
     }
 }

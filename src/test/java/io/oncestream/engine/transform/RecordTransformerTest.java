@@ -45,6 +45,10 @@ class RecordTransformerTest {
     void malformedJsonAndMissingFieldsAreBadRecordsWithAReason() {
         assertThat(transformer.apply(record("{\"id\": \"o1\", \"status\": ")))
                 .isInstanceOfSatisfying(TransformResult.Bad.class, b -> assertThat(b.reason()).startsWith("value is not valid JSON"));
+        assertThat(transformer.apply(record("{\"id\": \"o1\", \"status\": \"PAID\"} trailing")))
+                .isInstanceOfSatisfying(TransformResult.Bad.class, b -> assertThat(b.reason()).startsWith("value is not valid JSON"));
+        assertThat(transformer.apply(record("")))
+                .isInstanceOfSatisfying(TransformResult.Bad.class, b -> assertThat(b.reason()).contains("empty value"));
         assertThat(transformer.apply(record("{\"id\": \"o1\", \"amount\": 500}")))
                 .isInstanceOfSatisfying(TransformResult.Bad.class, b -> assertThat(b.reason()).startsWith("filter: ")
                         .contains("status"));
