@@ -101,7 +101,14 @@ public final class KafkaRecordSource implements RecordSource {
         if (todo.isEmpty()) {
             return;
         }
-        consumer.assign(todo.keySet());
+        // Keep the assignment between batches (re-assigning resets fetch sessions); pause what this batch does not read.
+        if (!consumer.assignment().containsAll(todo.keySet())) {
+            Set<TopicPartition> all = new HashSet<>(consumer.assignment());
+            all.addAll(todo.keySet());
+            consumer.assign(all);
+        }
+        consumer.pause(consumer.assignment());
+        consumer.resume(todo.keySet());
         todo.forEach((tp, range) -> consumer.seek(tp, range.start()));
         Set<TopicPartition> open = new HashSet<>(todo.keySet());
         while (!open.isEmpty()) {
@@ -123,8 +130,6 @@ public final class KafkaRecordSource implements RecordSource {
                 }
             }
         }
-        consumer.resume(consumer.paused());
-        consumer.assign(List.of());
     }
 
     @Override
