@@ -31,6 +31,15 @@ class PackageBoundariesTest {
     }
 
     @Test
+    void operatorSharesOnlyTheConfigSchemaAndTheCelCompilerWithTheEngine() {
+        noClasses().that().resideInAPackage("io.oncestream.operator..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.oncestream.engine", "io.oncestream.engine.checkpoint..",
+                        "io.oncestream.engine.plan..", "io.oncestream.engine.kafka..", "io.oncestream.engine.cassandra..",
+                        "io.oncestream.worker..", "org.apache.kafka..", "com.datastax..")
+                .check(MAIN);
+    }
+
+    @Test
     void apiUsesTheKubernetesModelOnly() {
         noClasses().that().resideInAPackage("io.oncestream.api..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.oncestream.engine..", "io.oncestream.worker..",

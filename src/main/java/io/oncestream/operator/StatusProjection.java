@@ -1,0 +1,176 @@
+package io.oncestream.operator;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.oncestream.api.Condition;
+import io.oncestream.api.StreamJob;
+import io.oncestream.api.StreamJobStatus;
+import io.oncestream.api.StreamJobStatus.Phase;
+
+/**
+ * A StreamJob's status as a pure function of what was observed: the spec check, the worker
+ * pods and their {@code /progress}. Conditions keep their {@code lastTransitionTime} unless
+ * their status flips, so an unchanged job projects an identical status (and is not patched).
+ */
+public final class StatusProjection {
+
+    /** One expected worker: its pod (ready or not, or absent) and its progress (null if not reachable). */
+    public record Worker(String podName, boolean podExists, boolean podReady, WorkerProgress progress, String unreachable) {
+    }
+
+    private StatusProjection() {
+    }
+
+    /**
+     * @param configError null when the spec is valid, else the message naming the field
+     * @param workers     one entry per expected worker, in ordinal order (empty while suspended or invalid)
+     */
+    public static StreamJobStatus project(StreamJob job, StreamJobStatus previous, String configError, List<Worker> workers,
+            Instant now) {
+        StreamJobStatus s = new StreamJobStatus();
+        s.observedGeneration = job.getMetadata().getGeneration();
+        List<Condition> before = previous == null ? List.of() : previous.conditions;
+        boolean suspended = Boolean.TRUE.equals(job.getSpec().suspend);
+
+        condition(s, before, now, "ConfigValid", configError == null, configError == null ? "SpecValid" : "InvalidSpec",
+                configError == null ? "the spec compiles and maps to a worker configuration" : configError);
+        if (configError != null) {
+            s.phase = Phase.Failed;
+            condition(s, before, now, "Ready", false, "InvalidSpec", "no workers run for an invalid spec: " + configError);
+            return s;
+        }
+        if (suspended) {
+            s.phase = Phase.Suspended;
+            condition(s, before, now, "Ready", false, "Suspended", "spec.suspend is true; checkpoints are kept");
+            keepTotals(s, previous);
+            return s;
+        }
+
+        List<StreamJobStatus.WorkerStatus> statuses = new ArrayList<>();
+        Map<String, Map<String, Long>> committed = new TreeMap<>();
+        long lag = 0;
+        long minBatch = Long.MAX_VALUE;
+        int reporting = 0;
+        int ready = 0;
+        int completed = 0;
+        String failed = null;
+        String sinkDown = null;
+        String sourceDown = null;
+        StreamJobStatus.Totals totals = new StreamJobStatus.Totals();
+        totals.read = 0L;
+        totals.filteredOut = 0L;
+        totals.written = 0L;
+        totals.deadLettered = 0L;
+        StreamJobStatus.Rates rates = new StreamJobStatus.Rates();
+        rates.inputRecordsPerSecond = 0.0;
+        rates.writtenRowsPerSecond = 0.0;
+        for (Worker w : workers) {
+            StreamJobStatus.WorkerStatus ws = new StreamJobStatus.WorkerStatus();
+            ws.name = w.podName();
+            ws.ready = w.podReady();
+            if (w.podReady()) {
+                ready++;
+            }
+            WorkerProgress p = w.progress();
+            if (p == null) {
+                ws.state = w.podExists() ? "Unreachable" : "NoPod";
+                ws.lastError = w.unreachable();
+                statuses.add(ws);
+                continue;
+            }
+            reporting++;
+            ws.state = p.state();
+            ws.batchId = p.batchId();
+            ws.lastError = p.lastError();
+            ws.partitions = p.partitions() == null ? List.of() : new ArrayList<>(p.partitions().keySet());
+            minBatch = Math.min(minBatch, p.batchId());
+            if (p.partitions() != null) {
+                for (Map.Entry<String, WorkerProgress.Partition> e : p.partitions().entrySet()) {
+                    int dash = e.getKey().lastIndexOf('-');
+                    committed.computeIfAbsent(e.getKey().substring(0, dash), t -> new TreeMap<>())
+                            .put(e.getKey().substring(dash + 1), e.getValue().committed());
+                    lag += Math.max(0, e.getValue().latest() - e.getValue().committed());
+                }
+            }
+            if (p.totals() != null) {
+                totals.read += p.totals().read();
+                totals.filteredOut += p.totals().filteredOut();
+                totals.written += p.totals().written();
+                totals.deadLettered += p.totals().deadLettered();
+            }
+            if (p.lastBatch() != null) {
+                rates.inputRecordsPerSecond += p.lastBatch().inputRecordsPerSecond();
+                rates.writtenRowsPerSecond += p.lastBatch().writtenRowsPerSecond();
+            }
+            if ("FAILED".equals(p.state()) && failed == null) {
+                failed = w.podName() + ": " + p.lastError();
+            }
+            if ("COMPLETED".equals(p.state())) {
+                completed++;
+            }
+            if (!p.sinkAvailable() && sinkDown == null) {
+                sinkDown = w.podName() + ": " + p.lastError();
+            }
+            if (!p.sourceAvailable() && sourceDown == null) {
+                sourceDown = w.podName() + ": " + p.lastError();
+            }
+            statuses.add(ws);
+        }
+        boolean allReporting = !workers.isEmpty() && reporting == workers.size();
+        s.workers = statuses;
+        s.committedOffsets = committed.isEmpty() ? null : committed;
+        s.batchId = allReporting ? minBatch : previous == null ? null : previous.batchId;
+        s.lag = reporting > 0 ? lag : null;
+        s.totals = reporting > 0 ? totals : null;
+        s.rates = reporting > 0 ? rates : null;
+
+        condition(s, before, now, "SinkAvailable", sinkDown == null, sinkDown == null ? "WritesAcknowledged" : "WritesFailing",
+                sinkDown == null ? "Cassandra acknowledges writes" : "retrying writes, nothing is committed meanwhile: " + sinkDown);
+        condition(s, before, now, "SourceAvailable", sourceDown == null, sourceDown == null ? "KafkaReachable" : "KafkaUnreachable",
+                sourceDown == null ? "Kafka answers" : sourceDown);
+        if (failed != null) {
+            s.phase = Phase.Failed;
+            condition(s, before, now, "Ready", false, "WorkerFailed", failed);
+        } else if (allReporting && completed == workers.size()) {
+            s.phase = Phase.Completed;
+            condition(s, before, now, "Ready", false, "Completed", "every worker drained its partitions (availableNow)");
+        } else if (allReporting && ready == workers.size() && sinkDown == null && sourceDown == null) {
+            s.phase = Phase.Running;
+            condition(s, before, now, "Ready", true, "WorkersReady", ready + " of " + workers.size() + " workers ready");
+        } else {
+            s.phase = reporting == 0 ? Phase.Pending : Phase.Degraded;
+            condition(s, before, now, "Ready", false, reporting == 0 ? "WorkersStarting" : "WorkersDegraded",
+                    ready + " of " + workers.size() + " workers ready, " + reporting + " reporting progress");
+        }
+        boolean progressing = failed == null && sinkDown == null && sourceDown == null && reporting > 0;
+        condition(s, before, now, "Progressing", progressing, progressing ? "BatchesCommitting" : "NotCommitting",
+                progressing ? "batches are planned and committed" : "no batch can commit now");
+        return s;
+    }
+
+    private static void keepTotals(StreamJobStatus s, StreamJobStatus previous) {
+        if (previous != null) {
+            s.batchId = previous.batchId;
+            s.committedOffsets = previous.committedOffsets;
+            s.totals = previous.totals;
+        }
+    }
+
+    /** Adds the condition, keeping the previous lastTransitionTime unless the status flipped. */
+    private static void condition(StreamJobStatus s, List<Condition> before, Instant now, String type, boolean ok,
+            String reason, String message) {
+        Condition c = new Condition();
+        c.type = type;
+        c.status = ok ? "True" : "False";
+        c.reason = reason;
+        c.message = message;
+        c.observedGeneration = s.observedGeneration;
+        c.lastTransitionTime = before.stream().filter(b -> type.equals(b.type) && c.status.equals(b.status))
+                .map(b -> b.lastTransitionTime).findFirst().orElse(now.toString());
+        s.conditions.add(c);
+    }
+}

@@ -1,0 +1,140 @@
+package io.oncestream.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+import io.oncestream.api.Condition;
+import io.oncestream.api.StreamJob;
+import io.oncestream.api.StreamJobStatus;
+import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.engine.EngineState;
+import io.oncestream.engine.Progress;
+
+/** The status projection, fed with progress documents serialised exactly as the worker serves them. */
+class StatusProjectionTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-02T10:00:00Z");
+    private static final Instant T1 = Instant.parse("2026-12-02T10:00:05Z");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void healthyWorkersAggregateIntoRunning() {
+        StreamJob job = WorkerResourcesTest.job("  parallelism: 2\n");
+        StreamJobStatus s = StatusProjection.project(job, null, null, List.of(
+                worker(0, progress(EngineState.IDLE, 12, Map.of("orders-0", new long[] {500, 520}), true, null)),
+                worker(1, progress(EngineState.WRITING, 11, Map.of("orders-1", new long[] {480, 480}), true, null))), T0);
+
+        assertThat(s.phase).isEqualTo(Phase.Running);
+        assertThat(s.observedGeneration).isEqualTo(3L);
+        assertThat(s.batchId).isEqualTo(11L);
+        assertThat(s.lag).isEqualTo(20L);
+        assertThat(s.committedOffsets).isEqualTo(Map.of("orders", Map.of("0", 500L, "1", 480L)));
+        assertThat(s.totals.read).isEqualTo(2000L);
+        assertThat(s.rates.inputRecordsPerSecond).isEqualTo(2000.0);
+        assertThat(s.workers).extracting(w -> w.name + " " + w.state + " " + w.batchId)
+                .containsExactly("paid-orders-0 IDLE 12", "paid-orders-1 WRITING 11");
+        assertThat(conditions(s)).containsEntry("Ready", "True").containsEntry("ConfigValid", "True")
+                .containsEntry("SinkAvailable", "True").containsEntry("SourceAvailable", "True").containsEntry("Progressing", "True");
+    }
+
+    @Test
+    void sinkDownDegradesAndSaysWhy() {
+        StreamJob job = WorkerResourcesTest.job("");
+        StreamJobStatus s = StatusProjection.project(job, null, null, List.of(
+                worker(0, progress(EngineState.WAITING_FOR_SINK, 4, Map.of("orders-0", new long[] {100, 300}), false,
+                        "Cassandra: No node was available"))), T0);
+        assertThat(s.phase).isEqualTo(Phase.Degraded);
+        Condition sink = condition(s, "SinkAvailable");
+        assertThat(sink.status).isEqualTo("False");
+        assertThat(sink.message).contains("paid-orders-0: Cassandra: No node was available")
+                .contains("nothing is committed meanwhile");
+        assertThat(conditions(s)).containsEntry("Ready", "False").containsEntry("Progressing", "False");
+    }
+
+    @Test
+    void unreachableWorkerIsReportedAndTheLastBatchIdIsKept() {
+        StreamJob job = WorkerResourcesTest.job("  parallelism: 2\n");
+        StreamJobStatus previous = new StreamJobStatus();
+        previous.batchId = 7L;
+        StreamJobStatus s = StatusProjection.project(job, previous, null, List.of(
+                worker(0, progress(EngineState.IDLE, 9, Map.of("orders-0", new long[] {10, 10}), true, null)),
+                new StatusProjection.Worker("paid-orders-1", true, false, null, "connect timed out")), T0);
+        assertThat(s.phase).isEqualTo(Phase.Degraded);
+        assertThat(s.batchId).as("not every worker reported: keep the last known batch").isEqualTo(7L);
+        assertThat(s.workers.get(1).state).isEqualTo("Unreachable");
+        assertThat(s.workers.get(1).lastError).isEqualTo("connect timed out");
+        assertThat(condition(s, "Ready").message).isEqualTo("1 of 2 workers ready, 1 reporting progress");
+    }
+
+    @Test
+    void completedFailedInvalidAndSuspended() {
+        StreamJob job = WorkerResourcesTest.job("");
+        assertThat(StatusProjection.project(job, null, null, List.of(
+                worker(0, progress(EngineState.COMPLETED, 3, Map.of(), true, null))), T0).phase).isEqualTo(Phase.Completed);
+
+        StreamJobStatus failed = StatusProjection.project(job, null, null, List.of(
+                worker(0, progress(EngineState.FAILED, 3, Map.of(), true, "bad record at orders-0 offset 17: ..."))), T0);
+        assertThat(failed.phase).isEqualTo(Phase.Failed);
+        assertThat(condition(failed, "Ready").message).isEqualTo("paid-orders-0: bad record at orders-0 offset 17: ...");
+
+        StreamJobStatus invalid = StatusProjection.project(job, null,
+                "spec.sink.cassandra.columns.amount: CEL expression does not compile", List.of(), T0);
+        assertThat(invalid.phase).isEqualTo(Phase.Failed);
+        assertThat(condition(invalid, "ConfigValid").status).isEqualTo("False");
+        assertThat(condition(invalid, "ConfigValid").message).startsWith("spec.sink.cassandra.columns.amount");
+
+        StreamJob suspended = WorkerResourcesTest.job("  suspend: true\n");
+        assertThat(StatusProjection.project(suspended, null, null, List.of(), T0).phase).isEqualTo(Phase.Suspended);
+    }
+
+    @Test
+    void transitionTimesMoveOnlyOnFlipsAndAnUnchangedJobProjectsNoChange() {
+        StreamJob job = WorkerResourcesTest.job("");
+        List<StatusProjection.Worker> healthy = List.of(worker(0, progress(EngineState.IDLE, 5, Map.of(), true, null)));
+        StreamJobStatus first = StatusProjection.project(job, null, null, healthy, T0);
+        StreamJobStatus again = StatusProjection.project(job, first, null, healthy, T1);
+        assertThat(StatusChanges.differ(first, again)).isFalse();
+
+        List<StatusProjection.Worker> sinkDown = List.of(worker(0, progress(EngineState.WAITING_FOR_SINK, 5, Map.of(), false, "x")));
+        StreamJobStatus flipped = StatusProjection.project(job, again, null, sinkDown, T1);
+        assertThat(StatusChanges.differ(again, flipped)).isTrue();
+        assertThat(condition(flipped, "SinkAvailable").lastTransitionTime).isEqualTo(T1.toString());
+        assertThat(condition(flipped, "ConfigValid").lastTransitionTime).isEqualTo(T0.toString());
+    }
+
+    private static StatusProjection.Worker worker(int index, WorkerProgress progress) {
+        return new StatusProjection.Worker("paid-orders-" + index, true, true, progress, null);
+    }
+
+    /** A progress document as the worker serves it: the engine's Progress record, serialised and parsed back. */
+    private static WorkerProgress progress(EngineState state, long batchId, Map<String, long[]> partitions, boolean sink,
+            String error) {
+        Map<String, Progress.PartitionProgress> parts = new java.util.TreeMap<>();
+        partitions.forEach((k, v) -> parts.put(k, new Progress.PartitionProgress(v[0], v[1], null, null)));
+        Progress p = new Progress("shop/paid-orders", 0, 1, state, batchId, null, parts,
+                new Progress.Totals(1000, 100, 850, 50, 0, batchId + 1),
+                new Progress.BatchFigures(batchId, false, 100, 10, 85, 5, Map.of("total", 100L), 1000.0, 850.0),
+                sink, true, error, T0.toString());
+        try {
+            return WorkerProgress.parse(JSON.writeValueAsString(p));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Map<String, String> conditions(StreamJobStatus s) {
+        Map<String, String> out = new java.util.TreeMap<>();
+        s.conditions.forEach(c -> out.put(c.type, c.status));
+        return out;
+    }
+
+    private static Condition condition(StreamJobStatus s, String type) {
+        return s.conditions.stream().filter(c -> c.type.equals(type)).findFirst().orElseThrow();
+    }
+}
