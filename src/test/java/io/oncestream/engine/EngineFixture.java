@@ -53,6 +53,11 @@ final class EngineFixture {
         return WorkerProcess.start(config, checkpoint, 0, env, dir.resolve("worker-" + (workers++) + ".log"));
     }
 
+    /** Starts the worker from the packaged application, as the container image runs it. */
+    WorkerProcess startPackagedWorker(Path runnerJar) {
+        return WorkerProcess.startPackaged(runnerJar, config, checkpoint, Map.of(), dir.resolve("worker-" + (workers++) + ".log"));
+    }
+
     Map<String, String> rows() {
         return OrderStream.actualRows(cassandra.session(), keyspace, table);
     }

@@ -40,10 +40,22 @@ public final class WorkerProcess implements AutoCloseable {
 
     /** Starts {@code worker --config CONFIG --checkpoint CHECKPOINT} with extra environment. */
     public static WorkerProcess start(Path config, Path checkpoint, int workerIndex, Map<String, String> env, Path log) {
+        return start(List.of("-cp", System.getProperty("java.class.path"), "io.oncestream.worker.WorkerMain"),
+                config, checkpoint, workerIndex, env, log);
+    }
+
+    /** Starts the worker as the image does: {@code java -jar quarkus-run.jar worker ...} of the packaged build. */
+    public static WorkerProcess startPackaged(Path runnerJar, Path config, Path checkpoint, Map<String, String> env, Path log) {
+        return start(List.of("-jar", runnerJar.toString(), "worker"), config, checkpoint, 0, env, log);
+    }
+
+    private static WorkerProcess start(List<String> launch, Path config, Path checkpoint, int workerIndex,
+            Map<String, String> env, Path log) {
         int port = freePort();
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), "io.oncestream.worker.WorkerMain",
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        command.addAll(launch);
+        command.addAll(List.of(
                 "--config", config.toString(), "--checkpoint", checkpoint.toString(),
                 "--worker-index", String.valueOf(workerIndex), "--http-host", "127.0.0.1", "--http-port", String.valueOf(port)));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
