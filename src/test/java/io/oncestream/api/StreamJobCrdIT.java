@@ -74,6 +74,19 @@ class StreamJobCrdIT {
     }
 
     @Test
+    void examplesAreAcceptedByTheApiServer(KubeCluster kube) throws Exception {
+        try (var files = java.nio.file.Files.list(LocalService.repoDir().resolve("deploy/examples"))) {
+            var examples = files.filter(f -> f.toString().endsWith(".yaml")).toList();
+            assertThat(examples).isNotEmpty();
+            for (var example : examples) {
+                Command.Result result = kube.kubectl(null, "apply", "--dry-run=server", "-n", namespace, "-f", example.toString());
+                assertThat(result.exitCode()).as(example + ": " + result.stderr()).isZero();
+                assertThat(result.stdout()).contains("created (server dry run)");
+            }
+        }
+    }
+
+    @Test
     void builtWorkerObjectsAreAcceptedAndCollectedWithTheirJob(KubeCluster kube) {
         kube.kubectl(manifest("owned", Map.of("  filter:", "  parallelism: 2\n  filter:")), "apply", "-f", "-").orThrow();
         var client = kube.admin();

@@ -25,25 +25,22 @@ class WorkerResourcesTest {
 
     private static final WorkerSettings SETTINGS = new WorkerSettings("oncestream/oncestream:0.1.0", "IfNotPresent", 30);
 
+    /**
+     * The example of deploy/examples (namespace, uid and generation added as the API server
+     * would), with {@code extraSpec} lines appended to its spec.
+     */
     static StreamJob job(String extraSpec) {
-        String yaml = """
-                apiVersion: oncestream.io/v1alpha1
-                kind: StreamJob
-                metadata: {name: paid-orders, namespace: shop, uid: 1234-abcd, generation: 3}
-                spec:
-                  source:
-                    kafka: {bootstrapServers: "kafka:9092", topics: [orders]}
-                  filter: "value.status == 'PAID' && value.amount > 100.0"
-                  sink:
-                    cassandra:
-                      contactPoints: ["cassandra:9042"]
-                      localDatacenter: dc1
-                      keyspace: shop
-                      table: paid_orders
-                      columns: {order_id: value.id, amount: value.amount}
-                      secretRef: {name: cassandra-creds}
-                """ + extraSpec;
-        return Serialization.unmarshal(yaml, StreamJob.class);
+        try {
+            String example = java.nio.file.Files.readString(io.oncestream.testing.LocalService.repoDir()
+                    .resolve("deploy/examples/paid-orders.yaml"));
+            String yaml = example.replace("  name: paid-orders\n", "  name: paid-orders\n  namespace: shop\n  uid: 1234-abcd\n"
+                    + "  generation: 3\n");
+            // Drop the example's optional settings that some tests set themselves.
+            yaml = yaml.replaceAll("(?m)^  (deadLetter|trigger|parallelism|checkpoint):.*\n(    .*\n)*", "");
+            return Serialization.unmarshal(yaml + extraSpec, StreamJob.class);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test
@@ -53,7 +50,8 @@ class WorkerResourcesTest {
         assertThat(config.source().groupId()).isEqualTo("oncestream-shop.paid-orders");
         assertThat(config.trigger().intervalMs()).isEqualTo(90_000);
         assertThat(config.parallelism()).isEqualTo(3);
-        assertThat(config.sink().columns()).containsExactly(Map.entry("order_id", "value.id"), Map.entry("amount", "value.amount"));
+        assertThat(config.sink().columns()).containsExactly(Map.entry("order_id", "value.id"),
+                Map.entry("amount", "value.amount"), Map.entry("customer", "value.customer.name"));
         assertThat(config.deadLetter().mode()).isEqualTo(JobConfig.DeadLetterMode.FAIL);
 
         ConfigMap cm = WorkerConfigMaps.desired(job(""), WorkerJobConfigs.from(job("")));
