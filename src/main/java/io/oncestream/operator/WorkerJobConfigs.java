@@ -64,7 +64,7 @@ public final class WorkerJobConfigs {
             RecordTransformer.compile(checked); // CEL that does not compile is a ConfigValid error, not a worker crash
             return checked;
         } catch (InvalidConfigException e) {
-            throw new InvalidConfigException(specField(e.field()), e.getMessage().substring(e.field().length() + 2));
+            throw new InvalidConfigException(specField(e.field()), e.reason());
         }
     }
 

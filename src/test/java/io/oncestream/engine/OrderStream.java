@@ -102,7 +102,12 @@ public final class OrderStream {
 
     /** The rows the table must hold: {@code order_id -> "amount customer seq"}. */
     public Map<String, String> expectedRows() {
-        List<Produced> inOffsetOrder = new ArrayList<>(produced);
+        return expectedRowsBefore(Long.MAX_VALUE);
+    }
+
+    /** The rows of the records with offsets below {@code endOffset} only (a single-partition topic's committed prefix). */
+    public Map<String, String> expectedRowsBefore(long endOffset) {
+        List<Produced> inOffsetOrder = new ArrayList<>(produced.stream().filter(p -> p.offset() < endOffset).toList());
         inOffsetOrder.sort((a, b) -> a.partition() != b.partition() ? Integer.compare(a.partition(), b.partition())
                 : Long.compare(a.offset(), b.offset()));
         Map<String, String> rows = new TreeMap<>();

@@ -4,10 +4,17 @@ package io.oncestream.engine.config;
 public class InvalidConfigException extends RuntimeException {
 
     private final String field;
+    private final String reason;
 
-    public InvalidConfigException(String field, String message) {
-        super(field + ": " + message);
+    public InvalidConfigException(String field, String reason) {
+        super(field + ": " + reason);
         this.field = field;
+        this.reason = reason;
+    }
+
+    /** What is wrong, without the field. */
+    public String reason() {
+        return reason;
     }
 
     /** Dotted path of the offending field in the worker configuration. */

@@ -43,7 +43,7 @@ public final class JobConfigs {
         } catch (IOException e) {
             throw new InvalidConfigException(file.toString(), "cannot read: " + e.getMessage());
         } catch (InvalidConfigException e) {
-            throw new InvalidConfigException(e.field(), e.getMessage().substring(e.field().length() + 2) + " (in " + file + ")");
+            throw new InvalidConfigException(e.field(), e.reason() + " (in " + file + ")");
         }
     }
 

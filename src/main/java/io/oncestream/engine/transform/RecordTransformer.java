@@ -9,7 +9,6 @@ import com.fasterxml.jackson.core.JsonParseException;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelOptions;
 import dev.cel.common.CelValidationException;
-import dev.cel.common.CelValidationResult;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.MapType;
 import dev.cel.common.types.SimpleType;
@@ -75,12 +74,6 @@ public final class RecordTransformer {
             }
         });
         return new RecordTransformer(config.format(), filter, columns, fieldPaths);
-    }
-
-    /** Checks an expression without building a transformer (the operator's validation); null if fine. */
-    public static String check(String expression, boolean isFilter) {
-        CelValidationResult result = compiler(isFilter ? SimpleType.BOOL : SimpleType.DYN).compile(expression);
-        return result.hasError() ? result.getErrorString() : null;
     }
 
     private static CelCompiler compiler(CelType resultType) {
