@@ -9,7 +9,11 @@
 #   stop    stop controller-manager, apiserver and etcd (SIGTERM, then SIGKILL)
 #   status  exit 0 if all three run; print pids, ports and memory
 #   clean   stop and delete the data directory (etcd data, certificates, kubeconfig)
-#   env     print KUBECONFIG=... and KUBE_BIN=... for other tools
+#   env     print KUBECONFIG=..., KUBE_BIN=... and KUBE_AUDIT_LOG=... for other tools
+#
+# The API server writes an audit log (JSON lines, metadata only) of every request except the
+# control plane's own (kube-system service accounts, controller-manager, apiserver): tests
+# read it to count an operator's writes and to catch any call its RBAC forbids.
 #
 # Settings (environment):
 #   KUBE_APISERVER_PORT=6443  KUBE_ETCD_PORT=2379  KUBE_ETCD_PEER_PORT=2380
@@ -100,8 +104,23 @@ start_etcd() {
   wait_until "$ready_timeout" "etcd" "$data/etcd.pid" "$data/etcd.log" -- etcd_ready
 }
 
+write_audit_policy() {
+  cat > "$data/audit-policy.yaml" <<'POLICY'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived, ResponseStarted]
+rules:
+  - level: None
+    userGroups: ["system:serviceaccounts:kube-system", "system:nodes"]
+  - level: None
+    users: ["system:apiserver", "system:kube-controller-manager"]
+  - level: Metadata
+POLICY
+}
+
 start_apiserver() {
   pid_alive "$data/kube-apiserver.pid" && return 0
+  write_audit_policy
   require_free_port "$api_port" "kube-apiserver, KUBE_APISERVER_PORT"
   log "starting kube-apiserver on https://127.0.0.1:$api_port"
   : > "$data/kube-apiserver.log"
@@ -114,7 +133,9 @@ start_apiserver() {
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
     --service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none \
-    --allow-privileged=true --profiling=false --v=1
+    --allow-privileged=true --profiling=false --v=1 \
+    --audit-policy-file "$data/audit-policy.yaml" --audit-log-path "$data/audit.log" \
+    --audit-log-format json --audit-log-maxsize 200 --audit-log-maxbackup 1 --audit-log-mode blocking
   wait_until "$ready_timeout" "kube-apiserver" "$data/kube-apiserver.pid" "$data/kube-apiserver.log" -- api_ready
 }
 
@@ -173,6 +194,6 @@ case "${1:-}" in
   stop) stop ;;
   status) status ;;
   clean) stop; rm -rf "$data"; log "removed $data" ;;
-  env) echo "KUBECONFIG=$kubeconfig"; echo "KUBE_BIN=$("$ONCESTREAM_REPO/deploy/local/kube-binaries.sh" path)" ;;
+  env) echo "KUBECONFIG=$kubeconfig"; echo "KUBE_AUDIT_LOG=$data/audit.log"; echo "KUBE_BIN=$("$ONCESTREAM_REPO/deploy/local/kube-binaries.sh" path)" ;;
   *) echo "usage: $0 start|stop|status|clean|env" >&2; exit 2 ;;
 esac

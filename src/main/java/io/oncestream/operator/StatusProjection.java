@@ -31,19 +31,32 @@ public final class StatusProjection {
      */
     public static StreamJobStatus project(StreamJob job, StreamJobStatus previous, String configError, List<Worker> workers,
             Instant now) {
+        return project(job, previous, configError, null, workers, now);
+    }
+
+    /**
+     * @param refusal null, or why a valid spec change was not applied (the workers keep the
+     *                previous configuration and are projected as usual)
+     */
+    public static StreamJobStatus project(StreamJob job, StreamJobStatus previous, String configError, String refusal,
+            List<Worker> workers, Instant now) {
         StreamJobStatus s = new StreamJobStatus();
         s.observedGeneration = job.getMetadata().getGeneration();
         List<Condition> before = previous == null ? List.of() : previous.conditions;
         boolean suspended = Boolean.TRUE.equals(job.getSpec().suspend);
 
-        condition(s, before, now, "ConfigValid", configError == null, configError == null ? "SpecValid" : "InvalidSpec",
-                configError == null ? "the spec compiles and maps to a worker configuration" : configError);
+        if (refusal != null && configError == null) {
+            condition(s, before, now, "ConfigValid", false, "ChangeRefused", refusal);
+        } else {
+            condition(s, before, now, "ConfigValid", configError == null, configError == null ? "SpecValid" : "InvalidSpec",
+                    configError == null ? "the spec compiles and maps to a worker configuration" : configError);
+        }
         if (configError != null) {
             s.phase = Phase.Failed;
             condition(s, before, now, "Ready", false, "InvalidSpec", "no workers run for an invalid spec: " + configError);
             return s;
         }
-        if (suspended) {
+        if (suspended && refusal == null) {
             s.phase = Phase.Suspended;
             condition(s, before, now, "Ready", false, "Suspended", "spec.suspend is true; checkpoints are kept");
             keepTotals(s, previous);
@@ -123,7 +136,7 @@ public final class StatusProjection {
         boolean allReporting = !workers.isEmpty() && reporting == workers.size();
         s.workers = statuses;
         s.committedOffsets = committed.isEmpty() ? null : committed;
-        s.batchId = allReporting ? minBatch : previous == null ? null : previous.batchId;
+        s.batchId = allReporting ? Long.valueOf(minBatch) : previous == null ? null : previous.batchId;
         s.lag = reporting > 0 ? lag : null;
         s.totals = reporting > 0 ? totals : null;
         s.rates = reporting > 0 ? rates : null;

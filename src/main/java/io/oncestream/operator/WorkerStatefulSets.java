@@ -102,10 +102,14 @@ public final class WorkerStatefulSets {
                 .build();
     }
 
-    /** POD_NAME gives the worker its index; Cassandra credentials come from the job's Secret, never from the ConfigMap. */
+    /**
+     * POD_NAME gives the worker its index; Cassandra credentials come from the job's Secret, never from the ConfigMap.
+     * Values the API server would default are spelled out (fieldRef apiVersion), so that the applied
+     * object equals the desired one and an unchanged job is never re-applied.
+     */
     private static List<EnvVar> env(StreamJobSpec spec) {
         List<EnvVar> env = new ArrayList<>();
-        env.add(new EnvVarBuilder().withName("POD_NAME").withNewValueFrom().withNewFieldRef().withFieldPath("metadata.name")
+        env.add(new EnvVarBuilder().withName("POD_NAME").withNewValueFrom().withNewFieldRef().withApiVersion("v1").withFieldPath("metadata.name")
                 .endFieldRef().endValueFrom().build());
         env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS")
                 .withValue("-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp").build());

@@ -28,6 +28,7 @@ public final class KubeCluster implements AutoCloseable {
     private static final Duration CLI_TIMEOUT = Duration.ofMinutes(2);
 
     private final Path kubeconfig;
+    private final Path auditLog;
     private final Path binDir;
     private final Config adminConfig;
     private final KubernetesClient admin;
@@ -37,6 +38,7 @@ public final class KubeCluster implements AutoCloseable {
         Map<String, String> env = service.env();
         this.kubeconfig = Path.of(env.get("KUBECONFIG"));
         this.binDir = Path.of(env.get("KUBE_BIN"));
+        this.auditLog = Path.of(env.get("KUBE_AUDIT_LOG"));
         try {
             this.adminConfig = Config.fromKubeconfig(Files.readString(kubeconfig));
         } catch (IOException e) {
@@ -48,6 +50,11 @@ public final class KubeCluster implements AutoCloseable {
     /** The admin kubeconfig file (user {@code admin}, group {@code system:masters}). */
     public Path kubeconfig() {
         return kubeconfig;
+    }
+
+    /** The API server's audit log: one JSON line per request other than the control plane's own. */
+    public AuditLog auditLog() {
+        return new AuditLog(auditLog);
     }
 
     /** A client with cluster-admin rights, shared by the tests; do not close it. */
@@ -73,12 +80,10 @@ public final class KubeCluster implements AutoCloseable {
      * so every call it makes is allowed or forbidden by that account's RBAC alone.
      */
     public KubernetesClient clientFor(String namespace, String serviceAccount) {
-        TokenRequest request = admin.serviceAccounts().inNamespace(namespace).withName(serviceAccount)
-                .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build());
         Config config = new ConfigBuilder(Config.empty())
                 .withMasterUrl(adminConfig.getMasterUrl())
                 .withCaCertData(adminConfig.getCaCertData())
-                .withOauthToken(request.getStatus().getToken())
+                .withOauthToken(token(namespace, serviceAccount))
                 .withNamespace(namespace)
                 .withRequestRetryBackoffLimit(0)
                 .build();
@@ -87,6 +92,33 @@ public final class KubeCluster implements AutoCloseable {
             clients.add(client);
         }
         return client;
+    }
+
+    /**
+     * Writes a kubeconfig that authenticates as the ServiceAccount (a real TokenRequest token)
+     * with {@code namespace} as its default namespace: what a process running as that account
+     * in a pod would see.
+     */
+    public Path kubeconfigFor(String namespace, String serviceAccount, Path file) {
+        String yaml = "apiVersion: v1\nkind: Config\n"
+                + "clusters:\n- name: local\n  cluster:\n    server: " + adminConfig.getMasterUrl() + "\n"
+                + "    certificate-authority-data: " + adminConfig.getCaCertData() + "\n"
+                + "users:\n- name: " + serviceAccount + "\n  user:\n    token: " + token(namespace, serviceAccount) + "\n"
+                + "contexts:\n- name: sa\n  context:\n    cluster: local\n    user: " + serviceAccount + "\n"
+                + "    namespace: " + namespace + "\n"
+                + "current-context: sa\n";
+        try {
+            Files.writeString(file, yaml);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return file;
+    }
+
+    private String token(String namespace, String serviceAccount) {
+        TokenRequest request = admin.serviceAccounts().inNamespace(namespace).withName(serviceAccount)
+                .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build());
+        return request.getStatus().getToken();
     }
 
     /** Runs the cluster's own kubectl with the admin kubeconfig; {@code stdin} may be null. */

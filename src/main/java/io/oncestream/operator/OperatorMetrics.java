@@ -1,0 +1,70 @@
+package io.oncestream.operator;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+import jakarta.inject.Singleton;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
+
+import io.oncestream.api.StreamJob;
+
+import io.oncestream.api.StreamJobStatus.Phase;
+
+/**
+ * The operator's own Prometheus metrics on {@code /q/metrics}: reconciliations, status
+ * patches, progress polls and StreamJobs per phase.
+ */
+@Singleton
+public class OperatorMetrics {
+
+    private final Counter reconciliations;
+    private final Counter statusPatches;
+    private final Counter pollsAnswered;
+    private final Counter pollsFailed;
+    private final Counter refusals;
+    private final AtomicReference<IndexedResourceCache<StreamJob>> jobs = new AtomicReference<>();
+
+    public OperatorMetrics(MeterRegistry registry) {
+        reconciliations = Counter.builder("oncestream_operator_reconciliations").description("StreamJob reconciliations run")
+                .register(registry);
+        statusPatches = Counter.builder("oncestream_operator_status_patches")
+                .description("StreamJob status patches (only sent when the projected status changed)").register(registry);
+        pollsAnswered = Counter.builder("oncestream_operator_progress_polls").tag("result", "answered")
+                .description("GET /progress calls to workers").register(registry);
+        pollsFailed = Counter.builder("oncestream_operator_progress_polls").tag("result", "failed")
+                .description("GET /progress calls to workers").register(registry);
+        refusals = Counter.builder("oncestream_operator_refused_changes")
+                .description("Reconciliations that refused a spec change the checkpoints cannot follow").register(registry);
+        for (Phase phase : Phase.values()) {
+            Gauge.builder("oncestream_operator_streamjobs", jobs, cache -> count(cache.get(), phase))
+                    .tag("phase", phase.name()).description("StreamJobs by phase (from the operator's cache)").register(registry);
+        }
+    }
+
+    private static double count(IndexedResourceCache<StreamJob> cache, Phase phase) {
+        return cache == null ? 0 : cache.list().filter(j -> j.getStatus() != null && j.getStatus().phase == phase).count();
+    }
+
+    /** The SDK's cache of StreamJobs, which the per-phase gauge counts. */
+    void watch(IndexedResourceCache<StreamJob> cache) {
+        jobs.compareAndSet(null, cache);
+    }
+
+    void reconciled(boolean patched, boolean refused) {
+        reconciliations.increment();
+        if (patched) {
+            statusPatches.increment();
+        }
+        if (refused) {
+            refusals.increment();
+        }
+    }
+
+    void polled(long answered, long failed) {
+        pollsAnswered.increment(answered);
+        pollsFailed.increment(failed);
+    }
+}

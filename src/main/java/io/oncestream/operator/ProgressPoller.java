@@ -1,0 +1,70 @@
+package io.oncestream.operator;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Reads {@code GET /progress} of a job's worker pods, all at once, each with a short timeout:
+ * a worker that does not answer in time is reported unreachable, it never delays the others.
+ */
+public final class ProgressPoller {
+
+    private final HttpClient http;
+    private final Duration timeout;
+
+    public ProgressPoller(Duration timeout) {
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    public List<StatusProjection.Worker> poll(List<WorkerPods.Expected> expected) {
+        List<CompletableFuture<StatusProjection.Worker>> calls = new ArrayList<>();
+        for (WorkerPods.Expected e : expected) {
+            calls.add(pollOne(e));
+        }
+        List<StatusProjection.Worker> workers = new ArrayList<>();
+        for (CompletableFuture<StatusProjection.Worker> call : calls) {
+            workers.add(call.join());
+        }
+        return workers;
+    }
+
+    private CompletableFuture<StatusProjection.Worker> pollOne(WorkerPods.Expected e) {
+        if (e.pod() == null) {
+            return CompletableFuture.completedFuture(new StatusProjection.Worker(e.podName(), false, false, null, "no pod yet"));
+        }
+        if (e.pollAddress() == null) {
+            String phase = e.pod().getStatus() == null || e.pod().getStatus().getPhase() == null
+                    ? "Pending" : e.pod().getStatus().getPhase();
+            return CompletableFuture.completedFuture(new StatusProjection.Worker(e.podName(), true, e.ready(), null,
+                    "pod is " + phase + (e.pod().getMetadata().getDeletionTimestamp() != null ? " (terminating)" : "")));
+        }
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + e.pollAddress() + "/progress"))
+                .timeout(timeout).GET().build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                .thenApply(response -> {
+                    if (response.statusCode() != 200) {
+                        return new StatusProjection.Worker(e.podName(), true, e.ready(), null,
+                                "GET /progress answered HTTP " + response.statusCode());
+                    }
+                    try {
+                        return new StatusProjection.Worker(e.podName(), true, e.ready(), WorkerProgress.parse(response.body()), null);
+                    } catch (IllegalArgumentException bad) {
+                        return new StatusProjection.Worker(e.podName(), true, e.ready(), null, bad.getMessage());
+                    }
+                })
+                .exceptionally(failure -> {
+                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+                    String what = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+                    return new StatusProjection.Worker(e.podName(), true, e.ready(), null,
+                            "GET http://" + e.pollAddress() + "/progress failed: " + what);
+                });
+    }
+}

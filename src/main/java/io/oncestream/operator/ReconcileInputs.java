@@ -1,0 +1,26 @@
+package io.oncestream.operator;
+
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+
+import io.oncestream.engine.config.JobConfig;
+import io.oncestream.api.StreamJob;
+
+/**
+ * What the reconciler computed once per reconcile and hands to the dependents: the checked
+ * worker configuration and the operator-wide worker settings.
+ */
+record ReconcileInputs(JobConfig config, WorkerSettings settings) {
+
+    /** Only objects with this label are cached by the operator's informers. */
+    static final String MANAGED_SELECTOR = "app.kubernetes.io/managed-by=oncestream-operator";
+
+    private static final String KEY = ReconcileInputs.class.getName();
+
+    void putInto(Context<StreamJob> context) {
+        context.managedWorkflowAndDependentResourceContext().put(KEY, this);
+    }
+
+    static ReconcileInputs of(Context<StreamJob> context) {
+        return context.managedWorkflowAndDependentResourceContext().getMandatory(KEY, ReconcileInputs.class);
+    }
+}

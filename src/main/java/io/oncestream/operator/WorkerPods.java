@@ -1,0 +1,51 @@
+package io.oncestream.operator;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import io.fabric8.kubernetes.api.model.Pod;
+
+import io.oncestream.api.StreamJobResources;
+
+/** The worker pods a job should have, as found in the cluster, and which of them can be asked for progress. */
+public final class WorkerPods {
+
+    /** An expected worker: its pod name, the pod if it exists, its readiness and the address to poll (null if none). */
+    public record Expected(String podName, Pod pod, boolean ready, String pollAddress) {
+    }
+
+    private WorkerPods() {
+    }
+
+    /**
+     * One entry per ordinal {@code 0..replicas-1}. A pod is polled when it runs and has an IP,
+     * ready or not: a failed worker is not ready yet still says why on {@code /progress}.
+     */
+    public static List<Expected> expected(String job, int replicas, Collection<Pod> pods) {
+        Map<String, Pod> byName = pods.stream().collect(Collectors.toMap(p -> p.getMetadata().getName(), Function.identity(),
+                (a, b) -> a));
+        List<Expected> result = new ArrayList<>();
+        for (int i = 0; i < replicas; i++) {
+            String name = StreamJobResources.statefulSetName(job) + "-" + i;
+            Pod pod = byName.get(name);
+            if (pod == null || pod.getMetadata().getDeletionTimestamp() != null) {
+                result.add(new Expected(name, pod, false, null));
+                continue;
+            }
+            boolean ready = pod.getStatus() != null && pod.getStatus().getConditions() != null
+                    && pod.getStatus().getConditions().stream()
+                            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+            boolean running = pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
+            String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
+            String address = running && ip != null && !ip.isBlank()
+                    ? (ip.contains(":") ? "[" + ip + "]" : ip) + ":" + StreamJobResources.WORKER_HTTP_PORT
+                    : null;
+            result.add(new Expected(name, pod, ready, address));
+        }
+        return result;
+    }
+}
