@@ -3,13 +3,19 @@ package io.oncestream.operator;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.BooleanWithUndefined;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 
 import io.oncestream.api.StreamJob;
 
-/** The job's ConfigMap, applied with server-side apply; desired state from {@link WorkerConfigMaps}. */
-@KubernetesDependent(informer = @Informer(labelSelector = ReconcileInputs.MANAGED_SELECTOR))
+/**
+ * The job's ConfigMap; desired state from {@link WorkerConfigMaps}. Applied with server-side
+ * apply like the other dependents (the SDK's default for ConfigMaps is a plain update, which
+ * would need one more verb in the RBAC).
+ */
+@KubernetesDependent(useSSA = BooleanWithUndefined.TRUE,
+        informer = @Informer(labelSelector = ReconcileInputs.MANAGED_SELECTOR))
 public class WorkerConfigMapDependent extends CRUDKubernetesDependentResource<ConfigMap, StreamJob> {
 
     public WorkerConfigMapDependent() {

@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 
@@ -21,12 +23,14 @@ import io.oncestream.api.VolumeRetention;
 /**
  * The StatefulSet of a job's workers: one pod per worker ({@code parallelism}, or none while
  * suspended), started together, each with its own checkpoint volume; non-root, read-only
- * root filesystem, no service-account token, credentials only from Secrets.
+ * root filesystem, no service-account token, credentials only from Secrets (Cassandra's as
+ * environment variables, Kafka's as a read-only directory of client properties).
  */
 public final class WorkerStatefulSets {
 
     static final String CONFIG_DIR = "/etc/oncestream";
     static final String CHECKPOINT_DIR = "/checkpoint";
+    static final String KAFKA_SECRET_DIR = "/var/run/secrets/oncestream/kafka";
 
     private WorkerStatefulSets() {
     }
@@ -40,6 +44,7 @@ public final class WorkerStatefulSets {
         String image = spec.worker != null && spec.worker.image != null ? spec.worker.image : settings.defaultImage();
         ResourceRequirements resources = spec.worker != null ? spec.worker.resources : null;
         String retention = checkpoint.whenDeleted == VolumeRetention.DELETE ? "Delete" : "Retain";
+        StreamJobSpec.SecretRef kafkaSecret = spec.source.kafka.secretRef;
 
         return new StatefulSetBuilder()
                 .withMetadata(OwnedObjects.metadata(job, StreamJobResources.statefulSetName(name)))
@@ -81,10 +86,14 @@ public final class WorkerStatefulSets {
                 .addNewVolumeMount().withName(StreamJobResources.checkpointVolumeName()).withMountPath(CHECKPOINT_DIR)
                 .endVolumeMount()
                 .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+                .addAllToVolumeMounts(kafkaSecret == null ? List.of() : List.of(new VolumeMountBuilder()
+                        .withName("kafka-secret").withMountPath(KAFKA_SECRET_DIR).withReadOnly(true).build()))
                 .endContainer()
                 .addNewVolume().withName("config").withNewConfigMap()
                 .withName(StreamJobResources.configMapName(name)).endConfigMap().endVolume()
                 .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
+                .addAllToVolumes(kafkaSecret == null ? List.of() : List.of(new VolumeBuilder().withName("kafka-secret")
+                        .withNewSecret().withSecretName(kafkaSecret.name).withDefaultMode(0440).endSecret().build()))
                 .endSpec()
                 .endTemplate()
                 .addToVolumeClaimTemplates(new PersistentVolumeClaimBuilder()
@@ -113,6 +122,9 @@ public final class WorkerStatefulSets {
                 .endFieldRef().endValueFrom().build());
         env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS")
                 .withValue("-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp").build());
+        if (spec.source.kafka.secretRef != null) {
+            env.add(new EnvVarBuilder().withName("ONCESTREAM_KAFKA_SECRET_DIR").withValue(KAFKA_SECRET_DIR).build());
+        }
         StreamJobSpec.SecretRef secret = spec.sink.cassandra.secretRef;
         if (secret != null) {
             for (String[] pair : new String[][] {{"CASSANDRA_USERNAME", "username"}, {"CASSANDRA_PASSWORD", "password"}}) {

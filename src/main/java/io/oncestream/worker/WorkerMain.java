@@ -48,7 +48,7 @@ public final class WorkerMain {
         JobConfig config;
         try {
             options = WorkerOptions.parse(args, System.getenv());
-            config = JobConfigs.read(options.config());
+            config = KafkaSecrets.apply(JobConfigs.read(options.config()), System.getenv());
             if (options.workerIndex() >= config.parallelism()) {
                 throw new IllegalArgumentException("worker index " + options.workerIndex() + " is not below parallelism "
                         + config.parallelism());

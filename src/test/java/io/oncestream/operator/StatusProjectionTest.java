@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
 import io.oncestream.api.Condition;
@@ -14,14 +13,12 @@ import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.engine.EngineState;
-import io.oncestream.engine.Progress;
 
 /** The status projection, fed with progress documents serialised exactly as the worker serves them. */
 class StatusProjectionTest {
 
     private static final Instant T0 = Instant.parse("2026-12-02T10:00:00Z");
     private static final Instant T1 = Instant.parse("2026-12-02T10:00:05Z");
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void healthyWorkersAggregateIntoRunning() {
@@ -112,20 +109,9 @@ class StatusProjectionTest {
         return new StatusProjection.Worker("paid-orders-" + index, true, true, progress, null);
     }
 
-    /** A progress document as the worker serves it: the engine's Progress record, serialised and parsed back. */
     private static WorkerProgress progress(EngineState state, long batchId, Map<String, long[]> partitions, boolean sink,
             String error) {
-        Map<String, Progress.PartitionProgress> parts = new java.util.TreeMap<>();
-        partitions.forEach((k, v) -> parts.put(k, new Progress.PartitionProgress(v[0], v[1], null, null)));
-        Progress p = new Progress("shop/paid-orders", 0, 1, state, batchId, null, parts,
-                new Progress.Totals(1000, 100, 850, 50, 0, batchId + 1),
-                new Progress.BatchFigures(batchId, false, 100, 10, 85, 5, Map.of("total", 100L), 1000.0, 850.0),
-                sink, true, error, T0.toString());
-        try {
-            return WorkerProgress.parse(JSON.writeValueAsString(p));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return ProgressDocuments.parsed(state, batchId, partitions, sink, error);
     }
 
     private static Map<String, String> conditions(StreamJobStatus s) {

@@ -90,6 +90,28 @@ class WorkerResourcesTest {
     }
 
     @Test
+    void kafkaSecretIsMountedReadOnlyAndNeverCopied() {
+        String yaml = "  parallelism: 1\n";
+        StreamJob job = job(yaml);
+        job.getSpec().source.kafka.secretRef = new io.oncestream.api.StreamJobSpec.SecretRef();
+        job.getSpec().source.kafka.secretRef.name = "kafka-sasl";
+        StatefulSet sts = WorkerStatefulSets.desired(job, SETTINGS, "abc123");
+        var pod = sts.getSpec().getTemplate().getSpec();
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getName().equals("kafka-secret")).singleElement()
+                .satisfies(v -> assertThat(v.getSecret().getSecretName()).isEqualTo("kafka-sasl"));
+        Container c = pod.getContainers().get(0);
+        assertThat(c.getVolumeMounts()).filteredOn(m -> m.getName().equals("kafka-secret")).singleElement()
+                .satisfies(m -> assertThat(m.getReadOnly()).isTrue())
+                .satisfies(m -> assertThat(m.getMountPath()).isEqualTo("/var/run/secrets/oncestream/kafka"));
+        assertThat(c.getEnv()).filteredOn(e -> e.getName().equals("ONCESTREAM_KAFKA_SECRET_DIR")).singleElement()
+                .satisfies(e -> assertThat(e.getValue()).isEqualTo("/var/run/secrets/oncestream/kafka"));
+        assertThat(WorkerConfigMaps.desired(job, WorkerJobConfigs.from(job)).getData().get("job.json")).doesNotContain("kafka-sasl");
+
+        StatefulSet without = WorkerStatefulSets.desired(job(yaml), SETTINGS, "abc123");
+        assertThat(without.getSpec().getTemplate().getSpec().getVolumes()).noneMatch(v -> v.getName().equals("kafka-secret"));
+    }
+
+    @Test
     void statefulSetRunsLockedDownWorkersWithCheckpointVolumes() {
         StatefulSet sts = WorkerStatefulSets.desired(job("  parallelism: 4\n  checkpoint: {size: 5Gi, storageClassName: fast, "
                 + "whenDeleted: Delete}\n"), SETTINGS, "abc123");

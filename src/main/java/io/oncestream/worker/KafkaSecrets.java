@@ -1,0 +1,62 @@
+package io.oncestream.worker;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import io.oncestream.engine.config.JobConfig;
+
+/**
+ * Kafka client settings that must not be in the job's ConfigMap (SASL JAAS configuration, TLS
+ * passwords): the operator mounts the job's {@code spec.source.kafka.secretRef} Secret as a
+ * directory, one file per key, and names it in {@value #ENV}. Each file becomes a consumer
+ * property; Kubernetes' own entries (names starting with a dot) are skipped.
+ */
+final class KafkaSecrets {
+
+    static final String ENV = "ONCESTREAM_KAFKA_SECRET_DIR";
+
+    private KafkaSecrets() {
+    }
+
+    /** {@code config} with the Secret's properties added (they win over same-named plain properties). */
+    static JobConfig apply(JobConfig config, Map<String, String> env) {
+        String dir = env.get(ENV);
+        if (dir == null || dir.isBlank()) {
+            return config;
+        }
+        Map<String, String> properties = new LinkedHashMap<>(config.source().properties());
+        properties.putAll(read(Path.of(dir)));
+        JobConfig.KafkaSource s = config.source();
+        return new JobConfig(config.jobId(),
+                new JobConfig.KafkaSource(s.bootstrapServers(), s.topics(), s.startingOffsets(), s.maxRecordsPerBatch(),
+                        s.failOnDataLoss(), s.groupId(), properties),
+                config.format(), config.filter(), config.sink(), config.deadLetter(), config.trigger(), config.checkpoint(),
+                config.parallelism());
+    }
+
+    static Map<String, String> read(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalArgumentException(ENV + " names " + dir + ", which is not a directory");
+        }
+        Map<String, String> properties = new TreeMap<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            List<Path> entries = files.filter(f -> !f.getFileName().toString().startsWith(".")).toList();
+            for (Path f : entries) {
+                if (Files.isRegularFile(f)) {
+                    properties.put(f.getFileName().toString(), Files.readString(f, StandardCharsets.UTF_8));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the Kafka secret directory " + dir, e);
+        }
+        return properties;
+    }
+}

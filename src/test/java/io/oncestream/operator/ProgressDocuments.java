@@ -1,0 +1,39 @@
+package io.oncestream.operator;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.oncestream.engine.EngineState;
+import io.oncestream.engine.Progress;
+
+/** {@code GET /progress} documents exactly as a worker serves them: the engine's own Progress record, serialised. */
+final class ProgressDocuments {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private ProgressDocuments() {
+    }
+
+    /** partitions: {@code topic-partition} → {committed, latest}. */
+    static String json(EngineState state, long batchId, Map<String, long[]> partitions, boolean sinkAvailable, String error) {
+        Map<String, Progress.PartitionProgress> parts = new TreeMap<>();
+        partitions.forEach((k, v) -> parts.put(k, new Progress.PartitionProgress(v[0], v[1], null, null)));
+        Progress p = new Progress("shop/paid-orders", 0, 1, state, batchId, null, parts,
+                new Progress.Totals(1000, 100, 850, 50, 0, batchId + 1),
+                new Progress.BatchFigures(batchId, false, 100, 10, 85, 5, Map.of("total", 100L), 1000.0, 850.0),
+                sinkAvailable, true, error, "2026-12-02T10:00:00Z");
+        try {
+            return JSON.writeValueAsString(p);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static WorkerProgress parsed(EngineState state, long batchId, Map<String, long[]> partitions, boolean sinkAvailable,
+            String error) {
+        return WorkerProgress.parse(json(state, batchId, partitions, sinkAvailable, error));
+    }
+}
