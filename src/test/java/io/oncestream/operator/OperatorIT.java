@@ -386,6 +386,31 @@ class OperatorIT {
         }
     }
 
+    @Test
+    @Order(10)
+    void aConfiguredNamespaceListIsAllThatIsWatched() throws Exception {
+        String watched = kube.createNamespace("op-watched");
+        String other = kube.createNamespace("op-other");
+        operator.close();
+        Map<String, String> settings = new java.util.HashMap<>(SETTINGS);
+        settings.put("quarkus.operator-sdk.controllers.streamjob.namespaces", watched);
+        settings.put("oncestream.operator.leader-election.enabled", "false");
+        Path log = workDir.resolve("operator-3.log");
+        Files.deleteIfExists(log);
+        operator = OperatorProcess.start(LocalService.repoDir().resolve("target/quarkus-app/quarkus-run.jar"), kubeconfig,
+                settings, log);
+        operator.awaitOutput("for namespace(s): [" + watched + "]", WAIT);
+        operator.awaitOutput("'streamjob' controller started", WAIT);
+        long mark = audit.mark();
+
+        apply(other, "ignored", Map.of("parallelism: 2", "parallelism: 1"));
+        apply(watched, "seen", Map.of("parallelism: 2", "parallelism: 1"));
+        awaitStatus(watched, "seen", s -> s.phase == Phase.Pending);
+        assertThat(job(other, "ignored").getStatus()).as("a job outside the watched namespaces is not reconciled").isNull();
+        assertThat(audit.since(mark, r -> r.user().equals(OPERATOR_USER) && other.equals(r.namespace())))
+                .as("no request at all in a namespace that is not watched").isEmpty();
+    }
+
     // ---------------------------------------------------------------------------------------
 
     private void runHealthyWorkers(String ns, String job, int count) {
