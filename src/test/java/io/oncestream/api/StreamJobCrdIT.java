@@ -32,22 +32,6 @@ class StreamJobCrdIT {
 
     private static String namespace;
 
-    static final String VALID = """
-            apiVersion: oncestream.io/v1alpha1
-            kind: StreamJob
-            metadata: {name: NAME, namespace: NS}
-            spec:
-              source:
-                kafka: {bootstrapServers: "kafka:9092", topics: [orders]}
-              filter: "value.status == 'PAID'"
-              sink:
-                cassandra:
-                  contactPoints: ["cassandra:9042"]
-                  localDatacenter: dc1
-                  keyspace: shop
-                  table: paid_orders
-                  columns: {order_id: value.id, amount: value.amount}
-            """;
 
     @BeforeAll
     static void installCrd(KubeCluster kube) {
@@ -147,11 +131,6 @@ class StreamJobCrdIT {
     }
 
     private static String manifest(String name, Map<String, String> edit) {
-        String yaml = VALID.replace("NAME", name).replace("NS", namespace);
-        for (Map.Entry<String, String> e : edit.entrySet()) {
-            assertThat(yaml).as("the edit applies").contains(e.getKey());
-            yaml = yaml.replace(e.getKey(), e.getValue());
-        }
-        return yaml;
+        return TestManifests.streamJob(name, namespace, edit);
     }
 }

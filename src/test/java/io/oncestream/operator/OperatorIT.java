@@ -36,6 +36,7 @@ import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.api.TestManifests;
 import io.oncestream.engine.EngineState;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
@@ -66,26 +67,6 @@ class OperatorIT {
             "oncestream.operator.leader-election.renew-deadline", "4s",
             "oncestream.operator.leader-election.retry-period", "1s");
 
-    private static final String JOB = """
-            apiVersion: oncestream.io/v1alpha1
-            kind: StreamJob
-            metadata:
-              name: NAME
-              namespace: NS
-            spec:
-              source:
-                kafka: {bootstrapServers: "kafka:9092", topics: [orders]}
-              filter: "value.status == 'PAID'"
-              sink:
-                cassandra:
-                  contactPoints: ["cassandra:9042"]
-                  localDatacenter: dc1
-                  keyspace: shop
-                  table: paid_orders
-                  columns: {order_id: value.id, amount: value.amount}
-              parallelism: 2
-              checkpoint: {whenDeleted: Delete}
-            """;
 
     private static KubeCluster kube;
     private static KubernetesClient admin;
@@ -425,8 +406,9 @@ class OperatorIT {
         }
     }
 
+    /** The shared test manifest with two workers whose checkpoints go with the job, edited, applied with kubectl. */
     private static void apply(String ns, String name, Map<String, String> edits) {
-        String yaml = JOB.replace("NAME", name).replace("NS", ns);
+        String yaml = TestManifests.streamJob(name, ns, Map.of()) + "  parallelism: 2\n  checkpoint: {whenDeleted: Delete}\n";
         for (Map.Entry<String, String> e : edits.entrySet()) {
             assertThat(yaml).as("the edit applies").contains(e.getKey());
             yaml = yaml.replace(e.getKey(), e.getValue());

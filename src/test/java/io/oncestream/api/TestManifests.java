@@ -1,0 +1,39 @@
+package io.oncestream.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+
+/** A small valid StreamJob manifest for tests, with textual edits. */
+public final class TestManifests {
+
+    private static final String VALID = """
+            apiVersion: oncestream.io/v1alpha1
+            kind: StreamJob
+            metadata: {name: NAME, namespace: NS}
+            spec:
+              source:
+                kafka: {bootstrapServers: "kafka:9092", topics: [orders]}
+              filter: "value.status == 'PAID'"
+              sink:
+                cassandra:
+                  contactPoints: ["cassandra:9042"]
+                  localDatacenter: dc1
+                  keyspace: shop
+                  table: paid_orders
+                  columns: {order_id: value.id, amount: value.amount}
+            """;
+
+    private TestManifests() {
+    }
+
+    /** The manifest named {@code name} in {@code namespace}, each key of {@code edits} replaced by its value (it must occur). */
+    public static String streamJob(String name, String namespace, Map<String, String> edits) {
+        String yaml = VALID.replace("NAME", name).replace("NS", namespace);
+        for (Map.Entry<String, String> e : edits.entrySet()) {
+            assertThat(yaml).as("the edit applies").contains(e.getKey());
+            yaml = yaml.replace(e.getKey(), e.getValue());
+        }
+        return yaml;
+    }
+}
