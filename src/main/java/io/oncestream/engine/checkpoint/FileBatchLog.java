@@ -15,12 +15,20 @@ import java.util.stream.Stream;
  * A {@link BatchLog} kept as one file per batch, named by the batch id, in one directory
  * ({@code offsets/} or {@code commits/}). Files are written with {@link DurableFiles} and
  * never overwritten. A file that does not parse, or a stray name, is an error naming it.
+ *
+ * <p>The directory is listed once; after that the latest entry and the oldest batch id are
+ * kept in memory and follow {@link #add} and {@link #purgeBefore}, which is right because a
+ * checkpoint has a single writer (its lock file). Each batch then costs no listing and no
+ * re-read of what was just written.
  */
 public final class FileBatchLog<T> implements BatchLog<T> {
 
     private final Path dir;
     private final Class<T> type;
     private final DurableFiles files;
+    private boolean scanned;
+    private Entry<T> latest;
+    private long oldest = -1;
 
     public FileBatchLog(Path dir, Class<T> type, DurableFiles files) {
         this.dir = dir;
@@ -41,11 +49,23 @@ public final class FileBatchLog<T> implements BatchLog<T> {
     @Override
     public boolean add(long batchId, T entry) {
         Path file = file(batchId);
+        byte[] bytes = CheckpointJson.encode(entry);
+        boolean created;
         try {
-            return files.createAtomically(file, CheckpointJson.encode(entry));
+            created = files.createAtomically(file, bytes);
         } catch (IOException e) {
             throw new CheckpointException(file, "cannot write: " + e.getMessage(), e);
         }
+        if (created && scanned) {
+            if (latest == null || batchId > latest.batchId()) {
+                // What a later read of the file would give: the decoded bytes, not the object passed in.
+                latest = new Entry<>(batchId, CheckpointJson.decode(file, bytes, type));
+            }
+            if (oldest < 0 || batchId < oldest) {
+                oldest = batchId;
+            }
+        }
+        return created;
     }
 
     @Override
@@ -64,12 +84,16 @@ public final class FileBatchLog<T> implements BatchLog<T> {
 
     @Override
     public Optional<Entry<T>> latest() {
-        List<Long> ids = batchIds();
-        if (ids.isEmpty()) {
-            return Optional.empty();
+        if (!scanned) {
+            List<Long> ids = batchIds();
+            if (!ids.isEmpty()) {
+                long id = ids.get(ids.size() - 1);
+                latest = get(id).map(v -> new Entry<>(id, v)).orElse(null);
+                oldest = ids.get(0);
+            }
+            scanned = true;
         }
-        long id = ids.get(ids.size() - 1);
-        return get(id).map(v -> new Entry<>(id, v));
+        return Optional.ofNullable(latest);
     }
 
     @Override
@@ -93,25 +117,29 @@ public final class FileBatchLog<T> implements BatchLog<T> {
         return ids;
     }
 
+    /**
+     * Deletes the files of batches below {@code batchId}. Deletions are not fsync'd: a file that
+     * reappears after a crash is an old, committed batch below the latest, which planning ignores
+     * and the next purge deletes again.
+     */
     @Override
     public void purgeBefore(long batchId) {
-        boolean deleted = false;
-        for (long id : batchIds()) {
-            if (id >= batchId) {
-                break;
-            }
+        latest();
+        if (oldest < 0 || oldest >= batchId) {
+            return;
+        }
+        for (long id = oldest; id < batchId; id++) {
             try {
-                deleted |= Files.deleteIfExists(file(id));
+                Files.deleteIfExists(file(id));
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot delete " + file(id), e);
             }
         }
-        if (deleted) {
-            try {
-                files.syncDirectory(dir);
-            } catch (IOException e) {
-                throw new CheckpointException(dir, "cannot sync after purge: " + e.getMessage(), e);
-            }
+        if (latest != null && latest.batchId() < batchId) {
+            latest = null;
+            oldest = -1;
+        } else {
+            oldest = batchId;
         }
     }
 

@@ -79,6 +79,24 @@ class CheckpointFilesTest {
     }
 
     @Test
+    void latestFollowsWritesAndPurgesAndAgreesWithAFreshListing() {
+        FileBatchLog<BatchCommit> log = new FileBatchLog<>(dir.resolve("commits"), BatchCommit.class, DurableFiles.synced());
+        assertThat(log.latest()).isEmpty();
+        for (long id = 0; id < 5; id++) {
+            log.add(id, new BatchCommit(id, 0, id, 0, 5, Map.of("t-0", id * 10), 99));
+            assertThat(log.latest()).get().extracting(BatchLog.Entry::batchId).isEqualTo(id);
+        }
+        log.purgeBefore(3);
+        log.add(5, new BatchCommit(5, 0, 5, 0, 5, Map.of("t-0", 50L), 99));
+        log.purgeBefore(4);
+        assertThat(log.batchIds()).containsExactly(4L, 5L);
+
+        FileBatchLog<BatchCommit> fresh = new FileBatchLog<>(dir.resolve("commits"), BatchCommit.class, DurableFiles.synced());
+        assertThat(log.latest()).isEqualTo(fresh.latest());
+        assertThat(log.latest()).get().extracting(e -> e.value().recordsRead()).isEqualTo(5L);
+    }
+
+    @Test
     void corruptFilesAreErrorsThatNameTheFile() throws IOException {
         FileBatchLog<BatchOffsets> log = new FileBatchLog<>(dir.resolve("offsets"), BatchOffsets.class, DurableFiles.synced());
         Path offsets = dir.resolve("offsets");
