@@ -3,7 +3,10 @@
 # suite's instances, started here if they are not running). Prints ratios measured in one run:
 # engine rows/s / raw java-driver rows/s, WAL fsync on / off, and end-to-end latency.
 #
-# Usage: deploy/local/benchmark.sh [--records 200000] [--rounds 2] [--latency-seconds 20]
+# Usage: deploy/local/benchmark.sh [--pin] [--records 200000] [--rounds 2] [--latency-seconds 20]
+#   --pin  give Cassandra the last CPU to itself and run Kafka and the benchmark JVM on the
+#          others (taskset), for both the raw loader and the engine: the ratio then measures
+#          the engine's own cost instead of its contention with a co-located node.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
@@ -20,9 +23,29 @@ for s in kafka cassandra; do
 done
 trap '[ ${#started[@]} -eq 0 ] || deploy/local/test-services.sh stop "${started[@]}"' EXIT
 
+pin=false
+args=()
+for a in "$@"; do
+  if [ "$a" = --pin ]; then pin=true; else args+=("$a"); fi
+done
+launcher=()
+if $pin; then
+  command -v taskset >/dev/null 2>&1 || { echo "--pin needs taskset (util-linux)" >&2; exit 2; }
+  cpus=$(nproc)
+  [ "$cpus" -ge 2 ] || { echo "--pin needs at least 2 CPUs, this machine has $cpus" >&2; exit 2; }
+  last=$((cpus - 1)); others="0-$((cpus - 2))"
+  cassandra_pid=$(cat "$ONCESTREAM_LOCAL_DIR/cassandra/cassandra.pid")
+  kafka_pid=$(cat "$ONCESTREAM_LOCAL_DIR/kafka/kafka.pid")
+  taskset -a -p -c "$last" "$cassandra_pid" >/dev/null
+  taskset -a -p -c "$others" "$kafka_pid" >/dev/null
+  trap 'taskset -a -p -c 0-'"$last"' '"$cassandra_pid"' >/dev/null 2>&1 || true; taskset -a -p -c 0-'"$last"' '"$kafka_pid"' >/dev/null 2>&1 || true; [ ${#started[@]} -eq 0 ] || deploy/local/test-services.sh stop "${started[@]}"' EXIT
+  launcher=(taskset -c "$others")
+  echo "[bench] pinned: Cassandra on CPU $last, Kafka and the benchmark on CPU $others"
+fi
+
 echo "[bench] compiling"
 mvn -B -q -Dstyle.color=never test-compile dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
   -Dmdep.includeScope=test > target/bench-build.log 2>&1 || { cat target/bench-build.log; exit 1; }
-java -Xmx2g -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
+${launcher[@]+"${launcher[@]}"} java -Xmx2g -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
   -Djava.util.logging.config.file=/dev/null io.oncestream.bench.EngineBenchmark \
-  --kafka "127.0.0.1:$KAFKA_PORT" --cassandra "127.0.0.1:$CASSANDRA_PORT" "$@"
+  --kafka "127.0.0.1:$KAFKA_PORT" --cassandra "127.0.0.1:$CASSANDRA_PORT" ${args[@]+"${args[@]}"}

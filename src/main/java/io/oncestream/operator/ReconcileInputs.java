@@ -7,9 +7,10 @@ import io.oncestream.api.StreamJob;
 
 /**
  * What the reconciler computed once per reconcile and hands to the dependents: the checked
- * worker configuration and the operator-wide worker settings.
+ * worker configuration, the operator-wide worker settings, and whether an availableNow job
+ * has drained its partitions for the current spec (its workers are then stopped).
  */
-record ReconcileInputs(JobConfig config, WorkerSettings settings) {
+record ReconcileInputs(JobConfig config, WorkerSettings settings, boolean drained) {
 
     /** Only objects with this label are cached by the operator's informers. */
     static final String MANAGED_SELECTOR = "app.kubernetes.io/managed-by=oncestream-operator";

@@ -3,6 +3,7 @@ package io.oncestream.operator;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -94,10 +95,20 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             configError = e.getMessage();
         }
         String refusal = desired == null ? null : refusal(job, desired, context).orElse(null);
+        StreamJobStatus previous = job.getStatus();
+        // An availableNow job whose workers all reported COMPLETED for this spec is done: its
+        // workers are stopped rather than restarted to find nothing left, and its status stays.
+        boolean drained = desired != null && desired.trigger().availableNow() && previous != null
+                && previous.phase == StreamJobStatus.Phase.Completed
+                && Objects.equals(previous.observedGeneration, job.getMetadata().getGeneration());
         int replicas;
         if (desired != null && refusal == null) {
-            new ReconcileInputs(desired, settings).putInto(context);
+            new ReconcileInputs(desired, settings, drained).putInto(context);
             context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+            if (drained) {
+                metrics.reconciled(false, false);
+                return UpdateControl.noUpdate();
+            }
             replicas = Boolean.TRUE.equals(job.getSpec().suspend) ? 0 : desired.parallelism();
         } else {
             // Nothing is applied: the workers that run keep running, and are still reported.
@@ -111,7 +122,6 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         long polled = expected.stream().filter(e -> e.pollAddress() != null).count();
         long answered = workers.stream().filter(w -> w.progress() != null).count();
         metrics.polled(answered, polled - answered);
-        StreamJobStatus previous = job.getStatus();
         StreamJobStatus projected = StatusProjection.project(job, previous, configError, refusal, workers,
                 Instant.now().truncatedTo(ChronoUnit.SECONDS));
 

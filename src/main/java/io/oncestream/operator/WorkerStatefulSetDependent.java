@@ -19,6 +19,6 @@ public class WorkerStatefulSetDependent extends CRUDKubernetesDependentResource<
     @Override
     protected StatefulSet desired(StreamJob job, Context<StreamJob> context) {
         ReconcileInputs inputs = ReconcileInputs.of(context);
-        return WorkerStatefulSets.desired(job, inputs.settings(), WorkerConfigMaps.hash(inputs.config()));
+        return WorkerStatefulSets.desired(job, inputs.settings(), WorkerConfigMaps.hash(inputs.config()), inputs.drained());
     }
 }

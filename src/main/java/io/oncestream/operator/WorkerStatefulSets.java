@@ -36,10 +36,19 @@ public final class WorkerStatefulSets {
     }
 
     public static StatefulSet desired(StreamJob job, WorkerSettings settings, String configHash) {
+        return desired(job, settings, configHash, false);
+    }
+
+    /**
+     * @param drained true once every worker of an {@code availableNow} job reported COMPLETED for
+     *                the current spec: its workers are stopped (checkpoints kept) instead of being
+     *                restarted to find nothing left to do
+     */
+    public static StatefulSet desired(StreamJob job, WorkerSettings settings, String configHash, boolean drained) {
         StreamJobSpec spec = job.getSpec();
         String name = job.getMetadata().getName();
         boolean suspended = Boolean.TRUE.equals(spec.suspend);
-        int replicas = suspended ? 0 : spec.parallelism == null ? 1 : spec.parallelism;
+        int replicas = suspended || drained ? 0 : spec.parallelism == null ? 1 : spec.parallelism;
         StreamJobSpec.Checkpoint checkpoint = spec.checkpoint == null ? new StreamJobSpec.Checkpoint() : spec.checkpoint;
         String image = spec.worker != null && spec.worker.image != null ? spec.worker.image : settings.defaultImage();
         ResourceRequirements resources = spec.worker != null ? spec.worker.resources : null;

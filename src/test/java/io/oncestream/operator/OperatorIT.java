@@ -202,7 +202,7 @@ class OperatorIT {
     @Order(4)
     void statusIsAProjectionOfWorkerProgress() {
         String ns = kube.createNamespace("op-status");
-        apply(ns, "paid", Map.of());
+        apply(ns, "paid", Map.of("parallelism: 2", "parallelism: 2\n  trigger: {availableNow: true}"));
         runHealthyWorkers(ns, "paid", 2);
 
         StreamJobStatus running = awaitStatus(ns, "paid", s -> s.phase == Phase.Running);
@@ -239,6 +239,12 @@ class OperatorIT {
         workers.answer("paid-0", ProgressDocuments.json(EngineState.COMPLETED, 12, Map.of("orders-0", new long[] {520, 520}), true, null));
         StreamJobStatus completed = awaitStatus(ns, "paid", s -> s.phase == Phase.Completed);
         assertThat(completed.lag).isZero();
+        // A drained availableNow job stops its workers and keeps its checkpoints and its status.
+        Awaits.until(WAIT, "the drained job's workers stopped", () ->
+                admin.apps().statefulSets().inNamespace(ns).withName("paid").get().getSpec().getReplicas() == 0);
+        assertThat(pvcs(ns, "paid")).hasSize(2);
+        assertThat(job(ns, "paid").getStatus().phase).isEqualTo(Phase.Completed);
+        assertThat(job(ns, "paid").getStatus().totals.read).isEqualTo(2000L);
 
         assertThat(events(ns, "paid")).anyMatch(e -> e.startsWith("Normal PhaseRunning"))
                 .anyMatch(e -> e.startsWith("Warning PhaseDegraded")).anyMatch(e -> e.startsWith("Normal PhaseCompleted"));

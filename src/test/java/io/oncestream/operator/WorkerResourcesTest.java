@@ -153,6 +153,17 @@ class WorkerResourcesTest {
     }
 
     @Test
+    void aDrainedJobKeepsItsTemplateButRunsNoWorkers() {
+        StreamJob job = job("  parallelism: 3\n");
+        StatefulSet running = WorkerStatefulSets.desired(job, SETTINGS, "h", false);
+        StatefulSet drained = WorkerStatefulSets.desired(job, SETTINGS, "h", true);
+        assertThat(running.getSpec().getReplicas()).isEqualTo(3);
+        assertThat(drained.getSpec().getReplicas()).isZero();
+        assertThat(drained.getSpec().getTemplate()).isEqualTo(running.getSpec().getTemplate());
+        assertThat(drained.getSpec().getVolumeClaimTemplates()).isEqualTo(running.getSpec().getVolumeClaimTemplates());
+    }
+
+    @Test
     void configHashFollowsTheConfiguration() {
         String a = WorkerConfigMaps.hash(WorkerJobConfigs.from(job("")));
         String b = WorkerConfigMaps.hash(WorkerJobConfigs.from(job("")));
