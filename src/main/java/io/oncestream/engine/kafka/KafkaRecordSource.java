@@ -12,6 +12,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -38,6 +40,7 @@ import io.oncestream.engine.transform.SourceRecord;
 public final class KafkaRecordSource implements RecordSource {
 
     private static final Duration POLL = Duration.ofMillis(500);
+    private static final Logger LOG = Logger.getLogger(KafkaRecordSource.class.getName());
 
     private final JobConfig.KafkaSource config;
     private final PartitionAssignment assignment;
@@ -136,8 +139,17 @@ public final class KafkaRecordSource implements RecordSource {
     public void commitGroupOffsets(Map<String, Long> ends) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         ends.forEach((key, end) -> offsets.put(parse(key), new OffsetAndMetadata(end)));
+        // Asynchronous: these offsets are for lag tools only, so a slow group coordinator (the
+        // first commit of a group takes a coordinator lookup) must not hold up the next batch.
+        // Commits to one coordinator complete in order; a failure is logged and the next batch
+        // commits again.
         try {
-            consumer.commitSync(offsets, Duration.ofSeconds(10));
+            consumer.commitAsync(offsets, (done, error) -> {
+                if (error != null) {
+                    LOG.log(Level.WARNING, "cannot commit consumer-group offsets of group '" + config.groupId()
+                            + "': " + error.getMessage());
+                }
+            });
         } catch (KafkaException e) {
             throw new SourceException("cannot commit consumer-group offsets of group '" + config.groupId() + "': " + e.getMessage(), e);
         }
@@ -145,6 +157,12 @@ public final class KafkaRecordSource implements RecordSource {
 
     @Override
     public void close() {
+        try {
+            consumer.commitSync(Map.of(), Duration.ofSeconds(5)); // waits for the pending asynchronous commits
+        } catch (KafkaException e) {
+            LOG.log(Level.WARNING, "consumer-group offsets of group '" + config.groupId()
+                    + "' may lag behind the commit log: " + e.getMessage());
+        }
         consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
     }
 
