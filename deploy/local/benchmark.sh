@@ -7,6 +7,8 @@
 #   --pin  give Cassandra the last CPU to itself and run Kafka and the benchmark JVM on the
 #          others (taskset), for both the raw loader and the engine: the ratio then measures
 #          the engine's own cost instead of its contention with a co-located node.
+# BENCH_JAVA_OPTS adds JVM options to the benchmark JVM, e.g. a profile:
+#   BENCH_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/bench.jfr,settings=profile"
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
@@ -46,6 +48,6 @@ fi
 echo "[bench] compiling"
 mvn -B -q -Dstyle.color=never test-compile dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
   -Dmdep.includeScope=test > target/bench-build.log 2>&1 || { cat target/bench-build.log; exit 1; }
-${launcher[@]+"${launcher[@]}"} java -Xmx2g -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
+${launcher[@]+"${launcher[@]}"} java -Xmx2g ${BENCH_JAVA_OPTS:-} -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
   -Djava.util.logging.config.file=/dev/null io.oncestream.bench.EngineBenchmark \
   --kafka "127.0.0.1:$KAFKA_PORT" --cassandra "127.0.0.1:$CASSANDRA_PORT" ${args[@]+"${args[@]}"}
