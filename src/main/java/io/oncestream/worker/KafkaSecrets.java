@@ -1,7 +1,6 @@
 package io.oncestream.worker;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,28 +33,26 @@ final class KafkaSecrets {
         }
         Map<String, String> properties = new LinkedHashMap<>(config.source().properties());
         properties.putAll(read(Path.of(dir)));
-        JobConfig.KafkaSource s = config.source();
-        return new JobConfig(config.jobId(),
-                new JobConfig.KafkaSource(s.bootstrapServers(), s.topics(), s.startingOffsets(), s.maxRecordsPerBatch(),
-                        s.failOnDataLoss(), s.groupId(), properties),
-                config.format(), config.filter(), config.sink(), config.deadLetter(), config.trigger(), config.checkpoint(),
-                config.parallelism());
+        return config.withKafkaProperties(properties);
     }
 
     static Map<String, String> read(Path dir) {
         if (!Files.isDirectory(dir)) {
             throw new IllegalArgumentException(ENV + " names " + dir + ", which is not a directory");
         }
-        Map<String, String> properties = new TreeMap<>();
+        List<Path> entries;
         try (Stream<Path> files = Files.list(dir)) {
-            List<Path> entries = files.filter(f -> !f.getFileName().toString().startsWith(".")).toList();
-            for (Path f : entries) {
-                if (Files.isRegularFile(f)) {
-                    properties.put(f.getFileName().toString(), Files.readString(f, StandardCharsets.UTF_8));
-                }
-            }
+            entries = files.filter(f -> !f.getFileName().toString().startsWith(".") && Files.isRegularFile(f)).toList();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the Kafka secret directory " + dir, e);
+            throw new IllegalArgumentException("cannot list the Kafka secret directory " + dir + " (" + ENV + "): " + e, e);
+        }
+        Map<String, String> properties = new TreeMap<>();
+        for (Path f : entries) {
+            try {
+                properties.put(f.getFileName().toString(), Files.readString(f, StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read Kafka secret file " + f + ": " + e, e);
+            }
         }
         return properties;
     }

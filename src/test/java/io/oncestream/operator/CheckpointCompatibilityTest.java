@@ -2,8 +2,11 @@ package io.oncestream.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
+import io.oncestream.api.StreamJob;
 import io.oncestream.engine.config.JobConfig;
 
 class CheckpointCompatibilityTest {
@@ -27,16 +30,10 @@ class CheckpointCompatibilityTest {
                 .startsWith("spec.parallelism changed from 2 to 3: the job has checkpoints")
                 .contains("revert the change");
 
-        JobConfig moreTopics = WorkerJobConfigs.from(WorkerResourcesTest.job("  parallelism: 2\n"));
-        JobConfig other = new JobConfig(moreTopics.jobId(),
-                new JobConfig.KafkaSource(moreTopics.source().bootstrapServers(), java.util.List.of("orders", "refunds"),
-                        moreTopics.source().startingOffsets(), moreTopics.source().maxRecordsPerBatch(),
-                        moreTopics.source().failOnDataLoss(), moreTopics.source().groupId(), moreTopics.source().properties()),
-                moreTopics.format(), moreTopics.filter(),
-                new JobConfig.CassandraSink(moreTopics.sink().contactPoints(), moreTopics.sink().localDatacenter(),
-                        moreTopics.sink().keyspace(), "paid_orders_v2", moreTopics.sink().consistency(),
-                        moreTopics.sink().columns(), moreTopics.sink().maxInFlight(), moreTopics.sink().maxBatchRows()),
-                moreTopics.deadLetter(), moreTopics.trigger(), moreTopics.checkpoint(), moreTopics.parallelism());
+        StreamJob retargeted = WorkerResourcesTest.job("  parallelism: 2\n");
+        retargeted.getSpec().source.kafka.topics = List.of("orders", "refunds");
+        retargeted.getSpec().sink.cassandra.table = "paid_orders_v2";
+        JobConfig other = WorkerJobConfigs.from(retargeted);
         assertThat(CheckpointCompatibility.refusal(before, other)).get().asString()
                 .contains("spec.source.kafka.topics changed from [orders] to [orders, refunds]")
                 .contains("spec.sink.cassandra keyspace.table changed from shop.paid_orders to shop.paid_orders_v2");

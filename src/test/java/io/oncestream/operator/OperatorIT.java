@@ -404,10 +404,7 @@ class OperatorIT {
         Awaits.until(WAIT, count + " worker pods of " + job, () -> workerPods(ns, job).size() == count);
         for (int i = 0; i < count; i++) {
             String pod = job + "-" + i;
-            String json = i == 0
-                    ? ProgressDocuments.json(EngineState.IDLE, 12, Map.of("orders-0", new long[] {500, 520}), true, null)
-                    : ProgressDocuments.json(EngineState.WRITING, 11, Map.of("orders-1", new long[] {480, 480}), true, null);
-            workers.serve(pod, json);
+            workers.serve(pod, ProgressDocuments.healthy(i));
             workers.markRunning(admin, ns, pod, true);
         }
     }

@@ -17,6 +17,17 @@ final class ProgressDocuments {
     private ProgressDocuments() {
     }
 
+    /**
+     * Worker {@code index} (0 or 1) of a healthy two-worker job on topic {@code orders}: worker 0
+     * IDLE after batch 12 at 500 of 520, worker 1 WRITING after batch 11 at 480 of 480. Together:
+     * batch 11, lag 20, 2,000 read, 2,000 records/s.
+     */
+    static String healthy(int index) {
+        return index == 0
+                ? json(EngineState.IDLE, 12, Map.of("orders-0", new long[] {500, 520}), true, null)
+                : json(EngineState.WRITING, 11, Map.of("orders-1", new long[] {480, 480}), true, null);
+    }
+
     /** partitions: {@code topic-partition} → {committed, latest}. */
     static String json(EngineState state, long batchId, Map<String, long[]> partitions, boolean sinkAvailable, String error) {
         Map<String, Progress.PartitionProgress> parts = new TreeMap<>();

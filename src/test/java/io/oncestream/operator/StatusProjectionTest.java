@@ -24,8 +24,8 @@ class StatusProjectionTest {
     void healthyWorkersAggregateIntoRunning() {
         StreamJob job = WorkerResourcesTest.job("  parallelism: 2\n");
         StreamJobStatus s = StatusProjection.project(job, null, null, List.of(
-                worker(0, progress(EngineState.IDLE, 12, Map.of("orders-0", new long[] {500, 520}), true, null)),
-                worker(1, progress(EngineState.WRITING, 11, Map.of("orders-1", new long[] {480, 480}), true, null))), T0);
+                worker(0, WorkerProgress.parse(ProgressDocuments.healthy(0))),
+                worker(1, WorkerProgress.parse(ProgressDocuments.healthy(1)))), T0);
 
         assertThat(s.phase).isEqualTo(Phase.Running);
         assertThat(s.observedGeneration).isEqualTo(3L);

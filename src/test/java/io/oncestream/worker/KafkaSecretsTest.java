@@ -19,9 +19,7 @@ class KafkaSecretsTest {
     private static JobConfig withProperties(Map<String, String> properties) {
         JobConfig c = JobConfigs.parse(TestConfigs.orders("shop/orders", "127.0.0.1:9092", "orders", "127.0.0.1:9042", "dc1",
                 "shop", "orders"));
-        return new JobConfig(c.jobId(), new JobConfig.KafkaSource(c.source().bootstrapServers(), c.source().topics(),
-                c.source().startingOffsets(), c.source().maxRecordsPerBatch(), c.source().failOnDataLoss(), c.source().groupId(),
-                properties), c.format(), c.filter(), c.sink(), c.deadLetter(), c.trigger(), c.checkpoint(), c.parallelism());
+        return c.withKafkaProperties(properties);
     }
 
     @Test

@@ -32,6 +32,14 @@ public record JobConfig(
         Checkpoint checkpoint,
         int parallelism) {
 
+    /** The same job with these Kafka client properties instead (e.g. with a Secret's added). */
+    public JobConfig withKafkaProperties(Map<String, String> properties) {
+        KafkaSource s = source;
+        return new JobConfig(jobId, new KafkaSource(s.bootstrapServers(), s.topics(), s.startingOffsets(),
+                s.maxRecordsPerBatch(), s.failOnDataLoss(), s.groupId(), Map.copyOf(properties)),
+                format, filter, sink, deadLetter, trigger, checkpoint, parallelism);
+    }
+
     /** Kafka source settings. */
     public record KafkaSource(
             String bootstrapServers,

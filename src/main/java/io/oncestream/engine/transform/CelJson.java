@@ -1,16 +1,21 @@
 package io.oncestream.engine.transform;
 
 import java.util.ArrayList;
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.cel.common.values.NullValue;
 
 /** JSON as CEL values: maps, lists, strings, {@code int} (Long), {@code double}, bool, null. */
 final class CelJson {
 
-    private static final com.fasterxml.jackson.core.JsonFactory FACTORY = new com.fasterxml.jackson.core.JsonFactory();
+    private static final JsonFactory FACTORY = new JsonFactory();
 
     private CelJson() {
     }
@@ -19,25 +24,25 @@ final class CelJson {
      * Parses one JSON document straight into CEL values (no intermediate tree: this runs for
      * every record). Trailing content after the document is an error, as is an empty input.
      */
-    static Object parse(byte[] bytes) throws java.io.IOException {
-        try (com.fasterxml.jackson.core.JsonParser p = FACTORY.createParser(bytes)) {
-            com.fasterxml.jackson.core.JsonToken first = p.nextToken();
+    static Object parse(byte[] bytes) throws IOException {
+        try (JsonParser p = FACTORY.createParser(bytes)) {
+            JsonToken first = p.nextToken();
             if (first == null) {
-                throw new com.fasterxml.jackson.core.JsonParseException(p, "empty value");
+                throw new JsonParseException(p, "empty value");
             }
             Object value = read(p);
             if (p.nextToken() != null) {
-                throw new com.fasterxml.jackson.core.JsonParseException(p, "unexpected content after the JSON value");
+                throw new JsonParseException(p, "unexpected content after the JSON value");
             }
             return value;
         }
     }
 
-    private static Object read(com.fasterxml.jackson.core.JsonParser p) throws java.io.IOException {
+    private static Object read(JsonParser p) throws IOException {
         switch (p.currentToken()) {
             case START_OBJECT: {
                 Map<String, Object> map = new LinkedHashMap<>();
-                while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String name = p.currentName();
                     p.nextToken();
                     map.put(name, read(p));
@@ -46,7 +51,7 @@ final class CelJson {
             }
             case START_ARRAY: {
                 List<Object> list = new ArrayList<>();
-                while (p.nextToken() != com.fasterxml.jackson.core.JsonToken.END_ARRAY) {
+                while (p.nextToken() != JsonToken.END_ARRAY) {
                     list.add(read(p));
                 }
                 return list;
@@ -54,7 +59,7 @@ final class CelJson {
             case VALUE_STRING:
                 return p.getText();
             case VALUE_NUMBER_INT:
-                if (p.getNumberType() == com.fasterxml.jackson.core.JsonParser.NumberType.BIG_INTEGER) {
+                if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
                     return (Object) p.getDoubleValue(); // beyond int64: CEL has no bigger integer
                 }
                 return (Object) p.getLongValue();
@@ -67,7 +72,7 @@ final class CelJson {
             case VALUE_NULL:
                 return NullValue.NULL_VALUE;
             default:
-                throw new com.fasterxml.jackson.core.JsonParseException(p, "unexpected token " + p.currentToken());
+                throw new JsonParseException(p, "unexpected token " + p.currentToken());
         }
     }
 }
