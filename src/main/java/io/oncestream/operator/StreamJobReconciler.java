@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import org.jboss.logging.Logger;
 
@@ -58,6 +59,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     private final ProgressPoller poller;
     private final JobEvents events;
     private final OperatorMetrics metrics;
+    private final CheckedSpecs specs = new CheckedSpecs(WorkerJobConfigs::from);
 
     public StreamJobReconciler(OperatorConfig config, KubernetesClient client, OperatorMetrics metrics) {
         this.config = config;
@@ -87,13 +89,10 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     public UpdateControl<StreamJob> reconcile(StreamJob job, Context<StreamJob> context) {
         metrics.watch(context.getPrimaryCache());
         String name = job.getMetadata().getName();
-        String configError = null;
-        JobConfig desired = null;
-        try {
-            desired = WorkerJobConfigs.from(job);
-        } catch (InvalidConfigException e) {
-            configError = e.getMessage();
-        }
+        CheckedSpecs.Checked checked = specs.of(job,
+                () -> context.getPrimaryCache().list().map(j -> j.getMetadata().getUid()).collect(Collectors.toSet()));
+        JobConfig desired = checked.config();
+        String configError = checked.error();
         String refusal = desired == null ? null : refusal(job, desired, context).orElse(null);
         StreamJobStatus previous = job.getStatus();
         // An availableNow job whose workers all reported COMPLETED for this spec is done: its
