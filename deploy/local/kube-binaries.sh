@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds, once, the real Kubernetes binaries the tests and the demo run: kube-apiserver,
-# kube-controller-manager, kubectl (Kubernetes 1.35.4), etcd 3.6.16 and helm 3.21.4, from
+# kube-controller-manager, kube-scheduler, kubelet, kubectl (Kubernetes 1.35.4), etcd 3.6.16 and helm 3.21.4, from
 # Go modules pinned by deploy/local/kube-build/{go.mod,go.sum,etcd/go.*}.
 #
 # Binaries are cached under ~/.cache/oncestream/kube/<versions>/ and linked into the layout
@@ -22,7 +22,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${ONCESTREAM_CACHE:-$HOME/.cache/oncestream}
 bin="$cache/kube/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-helm-$HELM_VERSION"
 apitest_dir="${KUBE_API_TEST_DIR:-$HOME/.kubeapitest}/k8s/$K8S_VERSION-linux-amd64"
-tools=(kube-apiserver kube-controller-manager kubectl etcd helm)
+tools=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl etcd helm)
 
 log() { printf '[kube-binaries] %s\n' "$*" >&2; }
 die() { printf '[kube-binaries] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -58,7 +58,7 @@ build() {
   log "building Kubernetes $K8S_VERSION, etcd $ETCD_VERSION and helm $HELM_VERSION from Go modules"
   log "(first time only: ~10-25 min and ~3 GB on 2 cores; cached in $cache)"
   local cmd
-  for cmd in kube-apiserver kube-controller-manager kubectl; do
+  for cmd in kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl; do
     if [ ! -x "$bin/$cmd" ]; then
       log "go build $cmd ..."
       (cd "$here/kube-build" && go build -trimpath -ldflags "$ld" -o "$bin.tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd") \

@@ -1,6 +1,7 @@
-# Shared helpers for the local service scripts (kafka.sh, cassandra.sh, kube.sh).
-# Sourced, not run. Every service listens on loopback only, keeps its state in one data
-# directory, records its PID in a file there, and is started at most once.
+# Shared helpers for the local service scripts (netns.sh, kafka.sh, cassandra.sh, kube.sh,
+# node.sh). Sourced, not run. Every service runs inside the stack's own network namespace
+# (netns.sh) and listens on its address only, keeps its state in one data directory, records
+# its PID in a file there, and is started at most once.
 
 set -euo pipefail
 
@@ -8,6 +9,21 @@ ONCESTREAM_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ONCESTREAM_CACHE=${ONCESTREAM_CACHE:-$HOME/.cache/oncestream}
 # Default home of the services' data; the test suite points this into target/.
 ONCESTREAM_LOCAL_DIR=${ONCESTREAM_LOCAL_DIR:-$ONCESTREAM_REPO/.local}
+
+# The stack's network (netns.sh): its namespace, the one address every service listens on,
+# this machine's end of the veth, the pods' range and the Services' virtual range.
+NETNS=${ONCESTREAM_NETNS:-oncestream}
+STACK_IP=${ONCESTREAM_IP:-198.18.0.2}
+GATEWAY_IP=${ONCESTREAM_GATEWAY_IP:-198.18.0.1}
+POD_CIDR=${ONCESTREAM_POD_CIDR:-198.18.1.0/24}
+SERVICE_CIDR=${ONCESTREAM_SERVICE_CIDR:-198.18.2.0/24}
+# Dynamically provisioned persistent volumes (the controller-manager's hostPath provisioner
+# writes to /tmp/hostpath_pv, which the controller-manager and the node see bound to this).
+PV_DIR=$ONCESTREAM_LOCAL_DIR/volumes
+# Owner of those volumes: the user the worker image and the worker pods run as.
+VOLUME_UID=10001
+# The one node's name (kubelet, and its credentials made by kube.sh).
+NODE_NAME=${ONCESTREAM_NODE_NAME:-oncestream-node}
 
 log() { printf '[%s] %s\n' "$SERVICE" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "$SERVICE" "$*" >&2; exit 1; }
@@ -20,17 +36,27 @@ pid_alive() {
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
 }
 
-# port_open PORT: something accepts TCP connections on 127.0.0.1:PORT.
+# net_up: the stack's network namespace exists (made on first use).
+net_up() {
+  "$ONCESTREAM_REPO/deploy/local/netns.sh" start
+}
+
+# in_netns COMMAND...: run COMMAND in the stack's network namespace (same files, same PID).
+in_netns() {
+  nsenter --net="/run/netns/$NETNS" -- "$@"
+}
+
+# port_open PORT: something accepts TCP connections on STACK_IP:PORT.
 port_open() {
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+  (exec 3<>"/dev/tcp/$STACK_IP/$1") 2>/dev/null
 }
 
 # require_free_port PORT WHAT: fail clearly when another process holds the port.
 require_free_port() {
   if port_open "$1"; then
     local who
-    who=$(ss -ltnpH "sport = :$1" 2>/dev/null | sed -n 's/.*users:((\("[^"]*",pid=[0-9]*\).*/\1/p' | head -1)
-    die "port $1 ($2) on 127.0.0.1 is already taken${who:+ by $who}; stop that process or choose another port (see the variables at the top of $(basename "$0"))"
+    who=$(in_netns ss -ltnpH "sport = :$1" 2>/dev/null | sed -n 's/.*users:((\("[^"]*",pid=[0-9]*\).*/\1/p' | head -1)
+    die "port $1 ($2) on $STACK_IP is already taken${who:+ by $who}; stop that process or choose another port (see the variables at the top of $(basename "$0"))"
   fi
 }
 
@@ -78,12 +104,13 @@ stop_pid() {
   log "$what stopped (pid $pid) in $((SECONDS - start))s"
 }
 
-# start_daemon PID_FILE LOG_FILE COMMAND...: run COMMAND detached from this shell (its
-# own session, so a terminal's Ctrl-C or the caller's exit does not reach it).
+# start_daemon PID_FILE LOG_FILE COMMAND...: run COMMAND in the stack's network namespace,
+# detached from this shell (its own session, so a terminal's Ctrl-C or the caller's exit
+# does not reach it). nsenter --net does not fork: the PID is the command's.
 start_daemon() {
   local pidfile=$1 logfile=$2
   shift 2
-  setsid "$@" >>"$logfile" 2>&1 < /dev/null &
+  setsid nsenter --net="/run/netns/$NETNS" -- "$@" >>"$logfile" 2>&1 < /dev/null &
   echo $! > "$pidfile"
 }
 

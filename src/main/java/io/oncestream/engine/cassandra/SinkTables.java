@@ -35,6 +35,9 @@ final class SinkTables {
                         + "PRIMARY KEY ((kafka_topic, kafka_partition), kafka_offset))")
                 .setTimeout(Duration.ofSeconds(60)));
         session.checkSchemaAgreement();
+        // Another worker of the job may have created the table a moment ago: "IF NOT EXISTS"
+        // then changes nothing and this session's metadata may not know the table yet.
+        session.refreshSchema();
         TableMetadata t = require(session, keyspace, table, "deadLetter.table");
         for (String column : new String[] {"kafka_topic", "kafka_partition", "kafka_offset", "record_key", "record_value",
                 "record_timestamp", "error", "batch_id"}) {

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# First process (PID 1) of the node's own PID and mount namespaces; started by node.sh.
+# Makes /run, /var/log, /var/lib/cni and the kubelet's kernel settings private, runs
+# containerd and the kubelet, and on SIGTERM stops the kubelet, every container and
+# containerd in that order. Its exit ends the namespace and whatever is still in it.
+#
+# Usage: node-init.sh DATA_DIR KUBELET KUBECONFIG NODE_NAME NODE_IP PV_DIR
+set -uo pipefail
+data=$1 kubelet=$2 kubeconfig=$3 node_name=$4 node_ip=$5 pv_dir=$6
+
+say() { printf '[node-init] %s\n' "$*"; }
+
+private_mounts() {
+  mount -t tmpfs -o mode=755 tmpfs /run
+  mount --bind "$data/log" /var/log
+  mkdir -p /var/lib/cni
+  mount --bind "$data/cni-lib" /var/lib/cni
+  mount --bind "$pv_dir" /tmp/hostpath_pv
+  local key
+  for key in vm/overcommit_memory kernel/panic kernel/panic_on_oops; do
+    mount --bind "$data/sysctl/${key##*/}" "/proc/sys/$key"
+  done
+}
+
+kubelet_pid="" containerd_pid=""
+
+shutdown() {
+  say "stopping: kubelet, containers, containerd"
+  [ -n "$kubelet_pid" ] && kill -TERM "$kubelet_pid" 2>/dev/null
+  wait "$kubelet_pid" 2>/dev/null
+  # Every container's first process; killing it ends that container's PID namespace.
+  ctr -n k8s.io tasks ls 2>/dev/null | awk 'NR > 1 {print $2}' | while read -r pid; do
+    kill -KILL "$pid" 2>/dev/null
+  done
+  [ -n "$containerd_pid" ] && kill -TERM "$containerd_pid" 2>/dev/null
+  wait "$containerd_pid" 2>/dev/null
+  say "stopped"
+  exit 0
+}
+trap shutdown TERM INT
+
+private_mounts || { say "ERROR: could not make the node's private mounts"; exit 1; }
+# The pods' DNS: the stack's own names, nothing forwarded anywhere.
+dnsmasq --keep-in-foreground --no-resolv --no-hosts --bind-interfaces --listen-address "$node_ip" \
+  --port 53 --local '/#/' --host-record "kafka,$node_ip" --host-record "cassandra,$node_ip" \
+  --pid-file= --user=root --log-facility=- >> "$data/dnsmasq.log" 2>&1 &
+containerd --config "$data/containerd.toml" >> "$data/containerd.log" 2>&1 &
+containerd_pid=$!
+for _ in $(seq 1 100); do
+  [ -S /run/containerd/containerd.sock ] && break
+  sleep 0.1
+done
+say "containerd pid $containerd_pid"
+"$kubelet" --config "$data/kubelet.yaml" --kubeconfig "$kubeconfig" --root-dir "$data/kubelet" \
+  --cert-dir "$data/kubelet/pki" --hostname-override "$node_name" --node-ip "$node_ip" \
+  --v=1 >> "$data/kubelet.log" 2>&1 &
+kubelet_pid=$!
+say "kubelet pid $kubelet_pid"
+while kill -0 "$kubelet_pid" 2>/dev/null && kill -0 "$containerd_pid" 2>/dev/null; do
+  wait -n 2>/dev/null || true
+done
+say "ERROR: $(kill -0 "$kubelet_pid" 2>/dev/null && echo containerd || echo kubelet) exited; see $data/*.log"
+shutdown
