@@ -156,6 +156,6 @@ case "${1:-}" in
   stop) stop_pid "$pidfile" "Cassandra" "$stop_timeout" ;;
   status) status ;;
   clean) stop_pid "$pidfile" "Cassandra" "$stop_timeout"; rm -rf "$data"; log "removed $data" ;;
-  env) printf 'CASSANDRA_CONTACT_POINT=$STACK_IP:%s\nCASSANDRA_DATACENTER=%s\n' "$port" "$datacenter" ;;
+  env) printf 'CASSANDRA_CONTACT_POINT=%s:%s\nCASSANDRA_DATACENTER=%s\n' "$STACK_IP" "$port" "$datacenter" ;;
   *) echo "usage: $0 start|stop|status|clean|env" >&2; exit 2 ;;
 esac

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: unit tests (*Test), then integration and end-to-end tests
-# (*IT, *E2E) against a real Kafka broker, Cassandra node and Kubernetes control plane that
-# the tests start once per run on loopback and stop at its end.
+# (*IT, *E2E) against a real Kafka broker, Cassandra node, Kubernetes control plane and node
+# (kubelet + containerd) that the tests start once per run, in the test stack's own network
+# namespace (test.env), and stop at its end.
 #
 # Usage: deploy/local/test.sh [extra Maven arguments, e.g. -Dit.test=KafkaSmokeIT]
 set -euo pipefail
@@ -27,4 +28,16 @@ start=$SECONDS
 deploy/local/kube-binaries.sh build >/dev/null
 echo "[test] Kubernetes binaries ready after $((SECONDS - start)) s"
 
-exec mvn -B -Dstyle.color=never verify "$@"
+# The test stack's network namespace (test.env): made by the first service the tests start,
+# removed after the run unless it was already there (a developer's test-services.sh start).
+set -a
+source deploy/local/test.env
+set +a
+net_was_up=false
+[ -e "/run/netns/$ONCESTREAM_NETNS" ] && net_was_up=true
+status=0
+mvn -B -Dstyle.color=never verify "$@" || status=$?
+if [ "$net_was_up" = false ]; then
+  ONCESTREAM_LOCAL_DIR="$repo/$ONCESTREAM_LOCAL_DIR" deploy/local/netns.sh stop || true
+fi
+exit $status

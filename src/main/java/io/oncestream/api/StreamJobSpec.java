@@ -201,6 +201,12 @@ public class StreamJobSpec {
 
         @JsonPropertyDescription("Compute resources of each worker container.")
         public io.fabric8.kubernetes.api.model.ResourceRequirements resources;
+
+        @JsonPropertyDescription("Node labels a worker pod's node must have (the pod's nodeSelector).")
+        public java.util.Map<String, String> nodeSelector;
+
+        @JsonPropertyDescription("Tolerations of the worker pods, for nodes with taints.")
+        public java.util.List<io.fabric8.kubernetes.api.model.Toleration> tolerations;
     }
 
     /** A reference to a Secret in the job's namespace. */

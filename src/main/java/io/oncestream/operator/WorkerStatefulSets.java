@@ -70,6 +70,8 @@ public final class WorkerStatefulSets {
                 .addToAnnotations(StreamJobResources.CONFIG_HASH_ANNOTATION, configHash)
                 .endMetadata()
                 .withNewSpec()
+                .withNodeSelector(spec.worker == null ? null : spec.worker.nodeSelector)
+                .withTolerations(spec.worker == null ? null : spec.worker.tolerations)
                 .withAutomountServiceAccountToken(false)
                 .withTerminationGracePeriodSeconds(settings.terminationGraceSeconds())
                 .withNewSecurityContext()

@@ -45,6 +45,7 @@ import io.oncestream.testing.Awaits;
 import io.oncestream.testing.KubeCluster;
 import io.oncestream.testing.KubeExtension;
 import io.oncestream.testing.LocalService;
+import io.oncestream.testing.OperatorInstall;
 import io.oncestream.testing.OperatorProcess;
 
 /**
@@ -57,8 +58,8 @@ import io.oncestream.testing.OperatorProcess;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OperatorIT {
 
-    private static final String OPERATOR_NAMESPACE = "oncestream-system";
-    private static final String OPERATOR_USER = "system:serviceaccount:" + OPERATOR_NAMESPACE + ":oncestream-operator";
+    private static final String OPERATOR_NAMESPACE = OperatorInstall.NAMESPACE;
+    private static final String OPERATOR_USER = OperatorInstall.USER;
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final Map<String, String> SETTINGS = Map.of(
             "oncestream.operator.poll-interval", "1s",
@@ -72,8 +73,7 @@ class OperatorIT {
     private static KubernetesClient admin;
     private static AuditLog audit;
     private static long runMark;
-    private static Path kubeconfig;
-    private static Path workDir;
+    private static OperatorInstall install;
     private static OperatorProcess operator;
 
     private final FakeWorkers workers = new FakeWorkers();
@@ -82,24 +82,10 @@ class OperatorIT {
     static void startOperator(KubeCluster cluster) throws Exception {
         kube = cluster;
         admin = kube.admin();
-        Path repo = LocalService.repoDir();
-        kube.kubectl(null, "apply", "-f", repo.resolve("crds/streamjobs.oncestream.io-v1.yml").toString()).orThrow();
-        kube.kubectl(null, "wait", "--for=condition=Established", "--timeout=60s", "crd/streamjobs.oncestream.io").orThrow();
-        admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(OPERATOR_NAMESPACE).endMetadata().build())
-                .serverSideApply();
-        kube.kubectl(null, "apply", "-f", repo.resolve("deploy/operator/rbac.yaml").toString()).orThrow();
-        workDir = Files.createDirectories(repo.resolve("target/operator-it"));
-        kubeconfig = kube.kubeconfigFor(OPERATOR_NAMESPACE, "oncestream-operator", workDir.resolve("operator.kubeconfig"));
+        install = OperatorInstall.install(kube, "operator-it");
         audit = kube.auditLog();
         runMark = audit.mark();
-        operator = startOperatorProcess("operator-1.log");
-        operator.awaitOutput("Started event processing for controller: streamjob", WAIT);
-    }
-
-    private static OperatorProcess startOperatorProcess(String logName) throws Exception {
-        Path log = workDir.resolve(logName);
-        Files.deleteIfExists(log);
-        return OperatorProcess.start(LocalService.repoDir().resolve("target/quarkus-app/quarkus-run.jar"), kubeconfig, SETTINGS, log);
+        operator = install.startLeading("operator-1.log", SETTINGS, WAIT);
     }
 
     @AfterEach
@@ -352,7 +338,7 @@ class OperatorIT {
         String leader = lease.getSpec().getHolderIdentity();
         assertThat(operator.log()).contains("as " + leader);
 
-        OperatorProcess standby = startOperatorProcess("operator-2.log");
+        OperatorProcess standby = install.start("operator-2.log", SETTINGS);
         try {
             standby.awaitOutput("leader election on lease", WAIT);
             String ns = kube.createNamespace("op-failover");
@@ -382,10 +368,7 @@ class OperatorIT {
         Map<String, String> settings = new java.util.HashMap<>(SETTINGS);
         settings.put("quarkus.operator-sdk.controllers.streamjob.namespaces", watched);
         settings.put("oncestream.operator.leader-election.enabled", "false");
-        Path log = workDir.resolve("operator-3.log");
-        Files.deleteIfExists(log);
-        operator = OperatorProcess.start(LocalService.repoDir().resolve("target/quarkus-app/quarkus-run.jar"), kubeconfig,
-                settings, log);
+        operator = install.start("operator-3.log", settings);
         operator.awaitOutput("for namespace(s): [" + watched + "]", WAIT);
         operator.awaitOutput("'streamjob' controller started", WAIT);
         long mark = audit.mark();
@@ -409,9 +392,14 @@ class OperatorIT {
         }
     }
 
-    /** The shared test manifest with two workers whose checkpoints go with the job, edited, applied with kubectl. */
+    /**
+     * The shared test manifest with two workers whose checkpoints go with the job, edited, applied
+     * with kubectl. Its pods select a node label no node has: the scheduler leaves them unbound,
+     * so the real node never runs them and the test alone plays their kubelet.
+     */
     private static void apply(String ns, String name, Map<String, String> edits) {
-        String yaml = TestManifests.streamJob(name, ns, Map.of()) + "  parallelism: 2\n  checkpoint: {whenDeleted: Delete}\n";
+        String yaml = TestManifests.streamJob(name, ns, Map.of()) + "  parallelism: 2\n  checkpoint: {whenDeleted: Delete}\n"
+                + "  worker: {nodeSelector: {oncestream.io/test-node: none}}\n";
         for (Map.Entry<String, String> e : edits.entrySet()) {
             assertThat(yaml).as("the edit applies").contains(e.getKey());
             yaml = yaml.replace(e.getKey(), e.getValue());

@@ -113,8 +113,10 @@ class WorkerResourcesTest {
 
     @Test
     void statefulSetRunsLockedDownWorkersWithCheckpointVolumes() {
-        StatefulSet sts = WorkerStatefulSets.desired(job("  parallelism: 4\n  checkpoint: {size: 5Gi, storageClassName: fast, "
-                + "whenDeleted: Delete}\n"), SETTINGS, "abc123");
+        StreamJob job = job("  parallelism: 4\n  checkpoint: {size: 5Gi, storageClassName: fast, whenDeleted: Delete}\n");
+        job.getSpec().sink.cassandra.secretRef = new io.oncestream.api.StreamJobSpec.SecretRef();
+        job.getSpec().sink.cassandra.secretRef.name = "cassandra-creds";
+        StatefulSet sts = WorkerStatefulSets.desired(job, SETTINGS, "abc123");
         assertOwned(sts.getMetadata().getOwnerReferences());
         assertThat(sts.getSpec().getReplicas()).isEqualTo(4);
         assertThat(sts.getSpec().getPodManagementPolicy()).isEqualTo("Parallel");
@@ -150,6 +152,22 @@ class WorkerResourcesTest {
         assertThat(sts.getSpec().getReplicas()).isZero();
         assertThat(sts.getSpec().getTemplate().getSpec().getContainers().get(0).getImage()).isEqualTo("my/worker:2");
         assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted()).isEqualTo("Retain");
+    }
+
+    @Test
+    void nodeSelectorAndTolerationsReachThePodTemplate() {
+        var pod = WorkerStatefulSets.desired(job("  worker:\n    nodeSelector: {disk: ssd}\n"
+                + "    tolerations: [{key: dedicated, operator: Equal, value: streams, effect: NoSchedule}]\n"), SETTINGS, "h")
+                .getSpec().getTemplate().getSpec();
+        assertThat(pod.getNodeSelector()).containsExactlyEntriesOf(java.util.Map.of("disk", "ssd"));
+        assertThat(pod.getTolerations()).singleElement().satisfies(t -> {
+            assertThat(t.getKey()).isEqualTo("dedicated");
+            assertThat(t.getValue()).isEqualTo("streams");
+            assertThat(t.getEffect()).isEqualTo("NoSchedule");
+        });
+        var plain = WorkerStatefulSets.desired(job(""), SETTINGS, "h").getSpec().getTemplate().getSpec();
+        assertThat(plain.getNodeSelector()).isNullOrEmpty();
+        assertThat(plain.getTolerations()).isNullOrEmpty();
     }
 
     @Test

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * One of the real services of {@code deploy/local/} ({@code kafka}, {@code cassandra},
- * {@code kube}), driven through its script with the test suite's settings from
+ * {@code kube}, {@code node}), driven through its script with the test suite's settings from
  * {@code deploy/local/test.env}.
  *
  * <p>A service is started at most once per test run: the instance lives in JUnit's root
@@ -98,18 +98,21 @@ public final class LocalService implements AutoCloseable {
         }
     }
 
-    private String run(String action) {
-        Command.Result result = exec(action);
+    /** Runs the script with {@code args} (e.g. {@code load}), printing what it says; fails if it fails. */
+    public String run(String... args) {
+        Command.Result result = exec(args);
         if (!result.stdout().isBlank()) {
             System.out.print(result.stdout().endsWith("\n") ? result.stdout() : result.stdout() + "\n");
         }
         return result.orThrow().stdout();
     }
 
-    private Command.Result exec(String action) {
+    private Command.Result exec(String... args) {
         // The scripts log to stderr and print results to stdout; both are kept for errors.
-        Command.Result result = Command.of("bash", repo.resolve("deploy/local/" + name + ".sh").toString(), action)
-                .directory(repo).env(settings).run(SCRIPT_TIMEOUT);
+        java.util.List<String> argv = new java.util.ArrayList<>(java.util.List.of("bash",
+                repo.resolve("deploy/local/" + name + ".sh").toString()));
+        argv.addAll(java.util.List.of(args));
+        Command.Result result = new Command(argv).directory(repo).env(settings).run(SCRIPT_TIMEOUT);
         if (!result.stderr().isBlank()) {
             System.out.print(result.stderr());
         }

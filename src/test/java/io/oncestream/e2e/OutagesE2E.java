@@ -1,0 +1,101 @@
+package io.oncestream.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.oncestream.api.StreamJobStatus;
+import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.testing.AuditLog;
+import io.oncestream.testing.CassandraExtension;
+import io.oncestream.testing.CassandraNode;
+import io.oncestream.testing.KafkaBroker;
+import io.oncestream.testing.KafkaExtension;
+import io.oncestream.testing.KubeCluster;
+import io.oncestream.testing.KubeExtension;
+import io.oncestream.testing.LocalNode;
+import io.oncestream.testing.NodeExtension;
+import io.oncestream.testing.OperatorInstall;
+import io.oncestream.testing.OperatorProcess;
+
+/**
+ * The world around a running StreamJob fails while records keep arriving: Cassandra stops for
+ * 30 s (the job goes Degraded with SinkAvailable=False and comes back by itself), and the
+ * operator is killed with SIGKILL and started again (status resumes; it rewrites none of the
+ * job's objects). The table ends exactly as the records say.
+ */
+@ExtendWith({KubeExtension.class, KafkaExtension.class, CassandraExtension.class, NodeExtension.class})
+class OutagesE2E {
+
+    private static final Duration OUTAGE = Duration.ofSeconds(30);
+
+    private static OperatorInstall install;
+    private static OperatorProcess operator;
+    private static KubeCluster kube;
+    private static CassandraNode cassandra;
+    private static E2EJob job;
+
+    @BeforeAll
+    static void start(KubeCluster cluster, KafkaBroker kafka, CassandraNode cassandraNode, LocalNode node) {
+        kube = cluster;
+        cassandra = cassandraNode;
+        install = OperatorInstall.install(kube, "e2e-outages");
+        operator = install.startLeading("operator-1.log", E2ESettings.OPERATOR, E2ESettings.WAIT);
+        job = E2EJob.own(kube, kafka, cassandra, "e2e-outage", 4, 3000);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (operator != null) {
+            operator.close();
+        }
+    }
+
+    @Test
+    void aCassandraOutageAndAnOperatorCrashLoseNothing() throws Exception {
+        job.produce(1000);
+        job.apply(java.util.Map.of());
+        job.awaitStatus("Running", E2ESettings.WAIT, s -> s.phase == Phase.Running && s.batchId != null && s.batchId >= 0);
+
+        try (Producing producing = new Producing(job, 100, Duration.ofMillis(250))) {
+            Thread.sleep(3000);
+            long stopped = System.nanoTime();
+            cassandra.stop();
+            StreamJobStatus degraded = job.awaitStatus("Degraded with SinkAvailable=False during the outage", OUTAGE,
+                    s -> s.phase == Phase.Degraded && "False".equals(E2EJob.condition(s, "SinkAvailable")));
+            double seconds = (System.nanoTime() - stopped) / 1e9;
+            System.out.printf("[e2e] Degraded %.1f s after Cassandra's stop returned (%.1f polls): %s%n", seconds,
+                    seconds / E2ESettings.POLL.toSeconds(), E2EJob.conditionOf(degraded, "SinkAvailable").message);
+            long left = OUTAGE.toNanos() - (System.nanoTime() - stopped);
+            if (left > 0) {
+                Thread.sleep(left / 1_000_000);
+            }
+            cassandra.start();
+            job.awaitStatus("Running again, by itself", E2ESettings.WAIT,
+                    s -> s.phase == Phase.Running && "True".equals(E2EJob.condition(s, "SinkAvailable")));
+
+            // The operator dies mid-stream and comes back.
+            long batchBefore = job.status().batchId;
+            AuditLog audit = kube.auditLog();
+            operator.kill9();
+            long mark = audit.mark();
+            Thread.sleep(3000);
+            operator = install.startLeading("operator-2.log", E2ESettings.OPERATOR, E2ESettings.WAIT);
+            job.awaitStatus("status resumed past batch " + batchBefore, E2ESettings.WAIT,
+                    s -> s.batchId != null && s.batchId > batchBefore + 2 && s.phase == Phase.Running);
+            List<AuditLog.Request> writes = audit.since(mark, r -> r.user().equals(OperatorInstall.USER) && r.isWrite()
+                    && job.namespace.equals(r.namespace()));
+            assertThat(writes).as("the restarted operator's writes in the job's namespace")
+                    .allSatisfy(w -> assertThat(w.resource() + "/" + w.subresource()).isIn("streamjobs/status", "events/null"));
+            assertThat(writes).as("status patches after the restart").anyMatch(w -> "status".equals(w.subresource()));
+            assertThat(audit.since(mark, r -> r.user().equals(OperatorInstall.USER) && r.code() == 403)).isEmpty();
+        }
+        job.awaitExactTable(E2ESettings.WAIT);
+    }
+}

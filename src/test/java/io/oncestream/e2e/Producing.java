@@ -1,0 +1,44 @@
+package io.oncestream.e2e;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** A background producer: {@code perTick} order events every {@code tick} until closed. */
+final class Producing implements AutoCloseable {
+
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final Thread thread;
+    private volatile RuntimeException failure;
+
+    Producing(E2EJob job, int perTick, Duration tick) {
+        thread = new Thread(() -> {
+            while (running.get()) {
+                try {
+                    job.produce(perTick);
+                    Thread.sleep(tick.toMillis());
+                } catch (InterruptedException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    failure = e;
+                    return;
+                }
+            }
+        }, "e2e-producer");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Stops producing; fails if producing failed. */
+    @Override
+    public void close() {
+        running.set(false);
+        try {
+            thread.join(60_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (failure != null) {
+            throw new IllegalStateException("the producer failed", failure);
+        }
+    }
+}

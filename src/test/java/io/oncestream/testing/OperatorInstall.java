@@ -1,0 +1,73 @@
+package io.oncestream.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+
+/**
+ * The operator installed as a user would before [packaging]'s chart: the committed CRD and
+ * RBAC applied with kubectl, and the packaged operator run as a process with a kubeconfig of
+ * its own ServiceAccount ({@code oncestream-system/oncestream-operator}), so that every call
+ * it makes is allowed or refused by exactly that RBAC.
+ */
+public final class OperatorInstall {
+
+    public static final String NAMESPACE = "oncestream-system";
+    public static final String USER = "system:serviceaccount:" + NAMESPACE + ":oncestream-operator";
+
+    private final KubeCluster kube;
+    private final Path workDir;
+    private final Path kubeconfig;
+
+    private OperatorInstall(KubeCluster kube, Path workDir) {
+        this.kube = kube;
+        this.workDir = workDir;
+        this.kubeconfig = kube.kubeconfigFor(NAMESPACE, "oncestream-operator", workDir.resolve("operator.kubeconfig"));
+    }
+
+    /** Applies CRD, namespace and RBAC; the operator's logs go to {@code target/<dirName>}. */
+    public static OperatorInstall install(KubeCluster kube, String dirName) {
+        Path repo = LocalService.repoDir();
+        kube.kubectl(null, "apply", "-f", repo.resolve("crds/streamjobs.oncestream.io-v1.yml").toString()).orThrow();
+        kube.kubectl(null, "wait", "--for=condition=Established", "--timeout=60s", "crd/streamjobs.oncestream.io").orThrow();
+        kube.admin().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+                .serverSideApply();
+        kube.kubectl(null, "apply", "-f", repo.resolve("deploy/operator/rbac.yaml").toString()).orThrow();
+        try {
+            return new OperatorInstall(kube, Files.createDirectories(repo.resolve("target").resolve(dirName)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public Path workDir() {
+        return workDir;
+    }
+
+    /** Starts the packaged operator with {@code settings}; it may still be waiting for the lease. */
+    public OperatorProcess start(String logName, Map<String, String> settings) {
+        Path log = workDir.resolve(logName);
+        try {
+            Files.deleteIfExists(log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return OperatorProcess.start(LocalService.repoDir().resolve("target/quarkus-app/quarkus-run.jar"), kubeconfig, settings, log);
+    }
+
+    /** Starts the packaged operator and waits until it leads and processes events. */
+    public OperatorProcess startLeading(String logName, Map<String, String> settings, Duration timeout) {
+        OperatorProcess operator = start(logName, settings);
+        operator.awaitOutput("Started event processing for controller: streamjob", timeout);
+        return operator;
+    }
+
+    public KubeCluster kube() {
+        return kube;
+    }
+}
