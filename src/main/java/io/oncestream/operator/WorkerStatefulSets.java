@@ -83,7 +83,10 @@ public final class WorkerStatefulSets {
                 .withImage(image)
                 .withImagePullPolicy(settings.imagePullPolicy())
                 .withArgs("worker", "--config", CONFIG_DIR + "/" + StreamJobResources.CONFIG_KEY,
-                        "--checkpoint", CHECKPOINT_DIR, "--http-port", String.valueOf(StreamJobResources.WORKER_HTTP_PORT))
+                        "--checkpoint", CHECKPOINT_DIR, "--http-port", String.valueOf(StreamJobResources.WORKER_HTTP_PORT),
+                        // A drained availableNow worker stays up until the operator scales the job down:
+                        // an exit would make the kubelet restart it, over and over.
+                        "--when-done", "wait")
                 .withEnv(env(spec))
                 .addNewPort().withName("http").withContainerPort(StreamJobResources.WORKER_HTTP_PORT).endPort()
                 .withLivenessProbe(probe("/healthz/live", 3))

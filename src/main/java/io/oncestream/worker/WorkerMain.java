@@ -26,7 +26,8 @@ import io.oncestream.engine.transform.RecordTransformer;
  * The worker process. Exit codes: 0 after {@code availableNow} drained or after SIGTERM,
  * 1 when the job failed with {@code availableNow}, 2 for a bad command line or configuration.
  * A continuous job that fails stays up reporting {@code FAILED} (so it does not crash-loop)
- * until it is stopped.
+ * until it is stopped; with {@code --when-done wait} (how the operator runs workers) so does
+ * an {@code availableNow} job, drained ({@code COMPLETED}) or failed.
  */
 public final class WorkerMain {
 
@@ -75,6 +76,10 @@ public final class WorkerMain {
             try {
                 MicroBatchEngine.Outcome outcome = runEngine(config, options, progress, stop);
                 LOG.log(Level.INFO, "worker finished: " + outcome);
+                if (outcome == MicroBatchEngine.Outcome.COMPLETED && options.waitWhenDone()) {
+                    LOG.log(Level.INFO, "drained; reporting COMPLETED until stopped (--when-done wait)");
+                    awaitStop(stop);
+                }
                 return 0;
             } catch (RuntimeException e) {
                 progress.state(EngineState.FAILED);
@@ -86,12 +91,10 @@ public final class WorkerMain {
                         || e instanceof io.oncestream.engine.BadRecordException
                         || e instanceof io.oncestream.engine.cassandra.SinkException;
                 LOG.log(Level.SEVERE, "job failed: " + e.getMessage(), explained ? null : e);
-                if (config.trigger().availableNow()) {
+                if (config.trigger().availableNow() && !options.waitWhenDone()) {
                     return 1;
                 }
-                while (!stop.get()) {
-                    sleep(200);
-                }
+                awaitStop(stop);
                 return 1;
             }
         } catch (java.io.IOException e) {
@@ -119,6 +122,12 @@ public final class WorkerMain {
                     TestPauseHooks.fromEnvironment(System.getenv(TestPauseHooks.ENV)), progress, stop::get,
                     System::currentTimeMillis);
             return engine.run();
+        }
+    }
+
+    private static void awaitStop(AtomicBoolean stop) {
+        while (!stop.get()) {
+            sleep(200);
         }
     }
 

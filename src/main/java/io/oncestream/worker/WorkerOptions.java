@@ -5,13 +5,17 @@ import java.util.Map;
 
 /**
  * The worker's command line:
- * {@code worker --config FILE --checkpoint DIR [--worker-index N] [--http-host H] [--http-port P]}.
+ * {@code worker --config FILE --checkpoint DIR [--worker-index N] [--http-host H] [--http-port P] [--when-done exit|wait]}.
+ * {@code --when-done wait} keeps a worker whose {@code availableNow} job drained (or failed)
+ * running and reporting until it is stopped, instead of exiting: in a pod, an exit would only
+ * make the kubelet start it again.
  * The worker index defaults to {@code ONCESTREAM_WORKER_INDEX}, else to the ordinal at the end
  * of {@code POD_NAME} (a StatefulSet pod {@code job-2} is worker 2), else 0.
  */
-record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpHost, int httpPort) {
+record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpHost, int httpPort, boolean waitWhenDone) {
 
-    static final String USAGE = "usage: worker --config FILE --checkpoint DIR [--worker-index N] [--http-host HOST] [--http-port PORT]";
+    static final String USAGE = "usage: worker --config FILE --checkpoint DIR [--worker-index N] [--http-host HOST] [--http-port PORT]"
+            + " [--when-done exit|wait]";
 
     static WorkerOptions parse(String[] args, Map<String, String> env) {
         Path config = null;
@@ -19,6 +23,7 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
         Integer index = null;
         String host = "0.0.0.0";
         int port = 8080;
+        boolean waitWhenDone = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (i + 1 >= args.length) {
@@ -31,6 +36,11 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
                 case "--worker-index" -> index = number(arg, value);
                 case "--http-host" -> host = value;
                 case "--http-port" -> port = number(arg, value);
+                case "--when-done" -> waitWhenDone = switch (value) {
+                    case "exit" -> false;
+                    case "wait" -> true;
+                    default -> throw new IllegalArgumentException("--when-done takes exit or wait, not " + value + "\n" + USAGE);
+                };
                 default -> throw new IllegalArgumentException("unknown option " + arg + "\n" + USAGE);
             }
         }
@@ -40,7 +50,7 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
         if (index == null) {
             index = indexFromEnvironment(env);
         }
-        return new WorkerOptions(config, checkpoint, index, host, port);
+        return new WorkerOptions(config, checkpoint, index, host, port, waitWhenDone);
     }
 
     private static int indexFromEnvironment(Map<String, String> env) {

@@ -48,6 +48,19 @@ final class E2EJob {
     /** Whether the job maps {@code seq} too (a column the example does not have). */
     final boolean withSeq;
 
+    private static final List<String> NAMESPACES = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * Deletes the namespaces of every job made so far (their workers with them), so that the
+     * next test class does not share the node's two cores with jobs nobody watches any more.
+     */
+    static void deleteAll(KubeCluster kube) {
+        for (String ns : NAMESPACES) {
+            kube.admin().namespaces().withName(ns).delete();
+        }
+        NAMESPACES.clear();
+    }
+
     private E2EJob(KubeCluster kube, KafkaBroker kafka, CassandraNode cassandra, String namespace, String topic,
             String keyspace, long seed, int distinctOrders, boolean withSeq) {
         this.kube = kube;
@@ -58,6 +71,7 @@ final class E2EJob {
         this.keyspace = keyspace;
         this.withSeq = withSeq;
         this.orders = new OrderStream(seed, distinctOrders);
+        NAMESPACES.add(namespace);
     }
 
     /** A job of its own: namespace, topic and keyspace named after {@code prefix}; its table maps {@code seq} too. */
@@ -150,6 +164,25 @@ final class E2EJob {
         return rows;
     }
 
+    /**
+     * The rows the table must hold when a record of partition {@code p} at an offset below
+     * {@code boundary.get(p)} passes if {@code before} says so, and any later one if
+     * {@code after} says so: the last passing record of each order, in offset order.
+     */
+    synchronized Map<String, String> expectedRows(Predicate<OrderStream.Produced> before, Predicate<OrderStream.Produced> after,
+            Map<Integer, Long> boundary) {
+        List<OrderStream.Produced> inOrder = new java.util.ArrayList<>(orders.produced());
+        inOrder.sort(java.util.Comparator.comparingInt(OrderStream.Produced::partition).thenComparingLong(OrderStream.Produced::offset));
+        Map<String, String> rows = new TreeMap<>();
+        for (OrderStream.Produced p : inOrder) {
+            boolean passes = p.offset() < boundary.getOrDefault(p.partition(), Long.MAX_VALUE) ? before.test(p) : after.test(p);
+            if (passes && !p.bad()) {
+                rows.put(p.id(), p.amount() + " " + p.customer() + (withSeq ? " " + p.seq() : ""));
+            }
+        }
+        return rows;
+    }
+
     /** The table: {@code order_id -> "amount customer[ seq]"}. */
     Map<String, String> rows() {
         Map<String, String> rows = new TreeMap<>();
@@ -212,7 +245,11 @@ final class E2EJob {
      * every partition) and the table equals the expectation; fails with the difference.
      */
     void awaitExactTable(Duration timeout) {
-        Map<String, String> expected = expectedRows();
+        awaitExactTable(expectedRows(), timeout);
+    }
+
+    /** As {@link #awaitExactTable(Duration)}, against {@code expected}. */
+    void awaitExactTable(Map<String, String> expected, Duration timeout) {
         assertThat(expected).as("records passing the filter").isNotEmpty();
         Map<String, String>[] actual = new Map[1];
         try {

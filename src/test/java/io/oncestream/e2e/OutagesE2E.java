@@ -52,6 +52,7 @@ class OutagesE2E {
 
     @AfterAll
     static void stop() {
+        E2EJob.deleteAll(kube);
         if (operator != null) {
             operator.close();
         }

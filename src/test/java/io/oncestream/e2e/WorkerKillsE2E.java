@@ -54,6 +54,7 @@ class WorkerKillsE2E {
 
     @AfterAll
     static void stop() {
+        E2EJob.deleteAll(kube);
         if (operator != null) {
             operator.close();
         }

@@ -132,7 +132,7 @@ class WorkerResourcesTest {
         Container c = pod.getContainers().get(0);
         assertThat(c.getImage()).isEqualTo("oncestream/oncestream:0.1.0");
         assertThat(c.getArgs()).containsExactly("worker", "--config", "/etc/oncestream/job.json", "--checkpoint", "/checkpoint",
-                "--http-port", "8080");
+                "--http-port", "8080", "--when-done", "wait");
         assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
         assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz/live");

@@ -42,6 +42,21 @@ public final class LocalNode {
         return new LocalNode(node);
     }
 
+    /**
+     * The directory on this machine behind a bound PersistentVolumeClaim: the controller-manager's
+     * hostPath provisioner names {@code /tmp/hostpath_pv/<id>}, which is the stack's volumes
+     * directory seen from the controller-manager and the node.
+     */
+    public Path volumeDir(io.fabric8.kubernetes.client.KubernetesClient admin, String namespace, String claim) {
+        var pvc = admin.persistentVolumeClaims().inNamespace(namespace).withName(claim).get();
+        if (pvc == null || pvc.getSpec().getVolumeName() == null) {
+            throw new IllegalStateException("claim " + namespace + "/" + claim + " is not bound");
+        }
+        String path = admin.persistentVolumes().withName(pvc.getSpec().getVolumeName()).get().getSpec().getHostPath().getPath();
+        Path local = Path.of(LocalService.testSettings(LocalService.repoDir()).get("ONCESTREAM_LOCAL_DIR"), "volumes");
+        return local.resolve(Path.of(path).getFileName());
+    }
+
     /** The script's service, e.g. to restart the node. */
     public LocalService service() {
         return service;

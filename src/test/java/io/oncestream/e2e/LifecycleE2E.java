@@ -1,0 +1,221 @@
+package io.oncestream.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+
+import io.oncestream.api.StreamJobResources;
+import io.oncestream.api.StreamJobStatus;
+import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.engine.OrderStream;
+import io.oncestream.testing.Awaits;
+import io.oncestream.testing.CassandraExtension;
+import io.oncestream.testing.CassandraNode;
+import io.oncestream.testing.KafkaBroker;
+import io.oncestream.testing.KafkaExtension;
+import io.oncestream.testing.KubeCluster;
+import io.oncestream.testing.KubeExtension;
+import io.oncestream.testing.LocalNode;
+import io.oncestream.testing.NodeExtension;
+import io.oncestream.testing.OperatorInstall;
+import io.oncestream.testing.OperatorProcess;
+
+/**
+ * A StreamJob's life while records keep arriving: suspended (no workers, checkpoints kept) and
+ * resumed from its checkpoints; its filter changed (the workers roll, and each record is judged
+ * by the filter of the worker that commits it); a job of three workers over six partitions that
+ * drains what is there and ends Completed, then is deleted with its volumes.
+ */
+@ExtendWith({KubeExtension.class, KafkaExtension.class, CassandraExtension.class, NodeExtension.class})
+class LifecycleE2E {
+
+    private static final String OLD_FILTER = "filter: \"value.status == 'PAID' && value.amount > 100.0\"";
+    private static final String NEW_FILTER = "filter: \"value.status == 'PAID' && value.amount > 200.0\"";
+    private static final Pattern FIRST_COMMIT = Pattern.compile("batch (\\d+)( \\(replayed\\))? committed");
+
+    private static OperatorProcess operator;
+    private static KubeCluster kube;
+    private static KafkaBroker kafka;
+    private static CassandraNode cassandra;
+    private static LocalNode node;
+
+    @BeforeAll
+    static void start(KubeCluster cluster, KafkaBroker kafkaBroker, CassandraNode cassandraNode, LocalNode localNode) {
+        kube = cluster;
+        kafka = kafkaBroker;
+        cassandra = cassandraNode;
+        node = localNode;
+        operator = OperatorInstall.install(kube, "e2e-lifecycle").startLeading("operator.log", E2ESettings.OPERATOR, E2ESettings.WAIT);
+    }
+
+    @AfterAll
+    static void stop() {
+        E2EJob.deleteAll(kube);
+        if (operator != null) {
+            operator.close();
+        }
+    }
+
+    @Test
+    void suspendResumeAndAFilterChangeMidStream() throws Exception {
+        E2EJob job = E2EJob.own(kube, kafka, cassandra, "e2e-life", 4, 3000);
+        job.produce(1000);
+        job.apply(Map.of());
+        job.awaitStatus("Running", E2ESettings.WAIT, s -> s.phase == Phase.Running && s.batchId != null && s.batchId >= 0);
+        Set<String> claims = claimUids(job);
+
+        Map<Integer, Long> boundary;
+        try (Producing producing = new Producing(job, 100, Duration.ofMillis(250))) {
+            // Suspend: the workers stop at a safe point, their pods go, their volumes stay.
+            Thread.sleep(2000);
+            job.apply(Map.of("  parallelism: 2\n", "  parallelism: 2\n  suspend: true\n"));
+            StreamJobStatus suspended = job.awaitStatus("Suspended without pods", E2ESettings.WAIT,
+                    s -> s.phase == Phase.Suspended && job.pods().isEmpty());
+            assertThat(claimUids(job)).as("checkpoint volumes while suspended").isEqualTo(claims);
+            long lastBatch = suspended.batchId;
+            Thread.sleep(3000);
+
+            // Resume: the same volumes, batches continue from the checkpoints.
+            job.apply(Map.of());
+            job.awaitStatus("Running after the resume, past batch " + lastBatch, E2ESettings.WAIT,
+                    s -> s.phase == Phase.Running && s.batchId != null && s.batchId > lastBatch);
+            assertThat(claimUids(job)).as("checkpoint volumes after the resume").isEqualTo(claims);
+            Thread.sleep(3000);
+
+            // A filter change rolls the workers while records keep arriving.
+            String oldHash = configHash(job);
+            job.apply(Map.of(OLD_FILTER, NEW_FILTER));
+            Awaits.until(E2ESettings.WAIT, "both workers to run the new configuration and commit a batch", () ->
+                    job.pods().size() == 2 && !configHash(job).equals(oldHash)
+                            && job.pods().stream().allMatch(p -> oldHash != null
+                                    && !oldHash.equals(p.getMetadata().getAnnotations().get(StreamJobResources.CONFIG_HASH_ANNOTATION))
+                                    && firstCommit(job, p.getMetadata().getName()) >= 0));
+            boundary = boundaries(job);
+            System.out.println("[e2e] the new filter applies from offsets " + boundary);
+            Thread.sleep(3000);
+        }
+
+        Predicate<OrderStream.Produced> before = p -> p.status().equals("PAID") && p.amount() > 100;
+        Predicate<OrderStream.Produced> after = p -> p.status().equals("PAID") && p.amount() > 200;
+        Map<String, String> expected = job.expectedRows(before, after, boundary);
+        assertThat(expected).as("the change makes a difference").isNotEqualTo(job.expectedRows(before, before, Map.of()));
+        job.awaitExactTable(expected, E2ESettings.WAIT);
+    }
+
+    @Test
+    void threeWorkersOverSixPartitionsDrainAndCompleteThenGoWithTheirVolumes() {
+        E2EJob job = E2EJob.own(kube, kafka, cassandra, "e2e-drain", 6, 3000);
+        job.produce(6000);
+        job.apply(Map.of("  parallelism: 2\n", "  parallelism: 3\n", "    interval: 1s\n", "    availableNow: true\n",
+                "whenDeleted: Retain", "whenDeleted: Delete"));
+        StreamJobStatus done = job.awaitStatus("Completed", E2ESettings.WAIT, s -> s.phase == Phase.Completed);
+        job.awaitExactTable(E2ESettings.WAIT);
+
+        assertThat(done.workers).hasSize(3);
+        List<String> all = new ArrayList<>();
+        done.workers.forEach(w -> {
+            assertThat(w.partitions).as("partitions of " + w.name).hasSize(2);
+            all.addAll(w.partitions);
+        });
+        assertThat(all).as("each partition read and written by exactly one worker").doesNotHaveDuplicates().hasSize(6)
+                .allMatch(p -> p.startsWith(job.topic + "-"));
+        // Each worker's write-ahead log (offsets/N on its own volume) names its partitions and no other.
+        for (StreamJobStatus.WorkerStatus w : done.workers) {
+            Set<String> logged = new java.util.TreeSet<>();
+            Path offsets = node.volumeDir(kube.admin(), job.namespace, "checkpoint-" + w.name).resolve("offsets");
+            try (var files = Files.list(offsets)) {
+                for (Path f : files.filter(f -> f.getFileName().toString().matches("\\d+")).toList()) {
+                    logged.addAll(ranges(f).keySet());
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            assertThat(logged).as("partitions in the write-ahead log of " + w.name).containsExactlyInAnyOrderElementsOf(w.partitions);
+        }
+
+        kube.kubectl(null, "delete", "sj", job.name, "-n", job.namespace, "--wait=true").orThrow();
+        Awaits.until(E2ESettings.WAIT, "workers and checkpoint volumes (whenDeleted: Delete) to be gone", () ->
+                job.pods().isEmpty() && kube.admin().persistentVolumeClaims().inNamespace(job.namespace).list().getItems().isEmpty());
+    }
+
+    private static Set<String> claimUids(E2EJob job) {
+        Set<String> uids = new HashSet<>();
+        for (PersistentVolumeClaim c : kube.admin().persistentVolumeClaims().inNamespace(job.namespace).list().getItems()) {
+            uids.add(c.getMetadata().getName() + "=" + c.getMetadata().getUid());
+        }
+        assertThat(uids).hasSize(2);
+        return uids;
+    }
+
+    private static String configHash(E2EJob job) {
+        var sts = kube.admin().apps().statefulSets().inNamespace(job.namespace).withName(StreamJobResources.statefulSetName(job.name)).get();
+        return sts.getSpec().getTemplate().getMetadata().getAnnotations().get(StreamJobResources.CONFIG_HASH_ANNOTATION);
+    }
+
+    /** The first batch the pod's current worker committed, from its log, or -1. */
+    private static long firstCommit(E2EJob job, String pod) {
+        var logs = kube.kubectl(null, "logs", "-n", job.namespace, pod);
+        Matcher m = FIRST_COMMIT.matcher(logs.exitCode() == 0 ? logs.stdout() : "");
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    /**
+     * Where the new filter starts, per partition: the start of each new worker's first committed
+     * batch, from its write-ahead log (offsets/N) on its volume. Everything before was committed
+     * by a worker of the old configuration.
+     */
+    private static Map<Integer, Long> boundaries(E2EJob job) throws IOException {
+        Map<Integer, Long> out = new TreeMap<>();
+        for (int i = 0; i < 2; i++) {
+            String pod = job.name + "-" + i;
+            long batch = firstCommit(job, pod);
+            Path wal = node.volumeDir(kube.admin(), job.namespace, "checkpoint-" + pod).resolve("offsets").resolve(Long.toString(batch));
+            ranges(wal).forEach((tp, range) -> out.put(Integer.parseInt(tp.substring(tp.lastIndexOf('-') + 1)),
+                    range.get("start").asLong()));
+        }
+        return out;
+    }
+
+    /** The ranges of a write-ahead log file ({@code v1} line, then JSON), by {@code topic-partition}. */
+    private static Map<String, JsonNode> ranges(Path wal) {
+        String text = read(wal);
+        try {
+            Map<String, JsonNode> out = new TreeMap<>();
+            new ObjectMapper().readTree(text.substring(text.indexOf('\n') + 1)).get("partitions").fields()
+                    .forEachRemaining(e -> out.put(e.getKey(), e.getValue()));
+            return out;
+        } catch (IOException e) {
+            throw new AssertionError("cannot parse " + wal + ": " + text, e);
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
