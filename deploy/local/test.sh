@@ -10,11 +10,11 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
 
 missing=()
-for tool in java mvn curl openssl ss; do
+for tool in java mvn curl openssl ss ip nsenter unshare containerd runc ctr buildah gcc; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "[test] ERROR: missing on PATH: ${missing[*]} (Debian: apt-get install openjdk-17-jdk-headless maven curl openssl iproute2)" >&2
+  echo "[test] ERROR: missing on PATH: ${missing[*]} (Debian: apt-get install openjdk-17-jdk-headless maven curl openssl iproute2 containerd runc containernetworking-plugins buildah dnsmasq-base gcc libc6-dev; .ci/run installs them)" >&2
   exit 1
 fi
 java_major=$(java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')

@@ -101,6 +101,7 @@ final class E2EJob {
             Awaits.until(Duration.ofSeconds(60), "topic orders to be created", () -> {
                 try {
                     admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("orders", partitions, (short) 1))).all().get();
+                    kafka.awaitLeaders("orders");
                     return true;
                 } catch (Exception e) {
                     return false; // still being deleted

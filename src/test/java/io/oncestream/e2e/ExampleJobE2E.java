@@ -7,26 +7,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.fabric8.kubernetes.api.model.Pod;
 
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.testing.Awaits;
-import io.oncestream.testing.CassandraExtension;
-import io.oncestream.testing.CassandraNode;
-import io.oncestream.testing.KafkaBroker;
-import io.oncestream.testing.KafkaExtension;
-import io.oncestream.testing.KubeCluster;
-import io.oncestream.testing.KubeExtension;
-import io.oncestream.testing.LocalNode;
-import io.oncestream.testing.NodeExtension;
-import io.oncestream.testing.OperatorInstall;
-import io.oncestream.testing.OperatorProcess;
 
 /**
  * The example StreamJob of deploy/examples/, applied as it is with {@code kubectl apply -f},
@@ -34,34 +21,15 @@ import io.oncestream.testing.OperatorProcess;
  * reaches 0, {@code kubectl wait} sees it Ready, the table is exactly what the records say, the
  * workers run confined as the restricted profile asks, and deleting it removes its workers.
  */
-@ExtendWith({KubeExtension.class, KafkaExtension.class, CassandraExtension.class, NodeExtension.class})
-class ExampleJobE2E {
+class ExampleJobE2E extends E2ETest {
 
     private static final String EXAMPLE = io.oncestream.testing.LocalService.repoDir().resolve(E2EJob.EXAMPLE).toString();
 
-    private static OperatorProcess operator;
-    private static KubeCluster kube;
-    private static LocalNode node;
     private static E2EJob job;
-
-    @BeforeAll
-    static void start(KubeCluster cluster, KafkaBroker kafka, CassandraNode cassandra, LocalNode localNode) {
-        kube = cluster;
-        node = localNode;
-        operator = OperatorInstall.install(kube, "e2e-example").startLeading("operator.log", E2ESettings.OPERATOR, E2ESettings.WAIT);
-        job = E2EJob.example(kube, kafka, cassandra, 6, 2000);
-    }
-
-    @AfterAll
-    static void stop() {
-        E2EJob.deleteAll(kube);
-        if (operator != null) {
-            operator.close();
-        }
-    }
 
     @Test
     void theExampleMovesEveryRecordExactlyOnceAndGoesAwayWhenDeleted() throws Exception {
+        job = E2EJob.example(kube, kafka, cassandra, 6, 2000);
         job.produce(3000);
         kube.kubectl(null, "apply", "-n", job.namespace, "-f", EXAMPLE).orThrow();
 

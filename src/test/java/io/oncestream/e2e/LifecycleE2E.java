@@ -16,10 +16,7 @@ import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -31,16 +28,6 @@ import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.engine.OrderStream;
 import io.oncestream.testing.Awaits;
-import io.oncestream.testing.CassandraExtension;
-import io.oncestream.testing.CassandraNode;
-import io.oncestream.testing.KafkaBroker;
-import io.oncestream.testing.KafkaExtension;
-import io.oncestream.testing.KubeCluster;
-import io.oncestream.testing.KubeExtension;
-import io.oncestream.testing.LocalNode;
-import io.oncestream.testing.NodeExtension;
-import io.oncestream.testing.OperatorInstall;
-import io.oncestream.testing.OperatorProcess;
 
 /**
  * A StreamJob's life while records keep arriving: suspended (no workers, checkpoints kept) and
@@ -48,35 +35,12 @@ import io.oncestream.testing.OperatorProcess;
  * by the filter of the worker that commits it); a job of three workers over six partitions that
  * drains what is there and ends Completed, then is deleted with its volumes.
  */
-@ExtendWith({KubeExtension.class, KafkaExtension.class, CassandraExtension.class, NodeExtension.class})
-class LifecycleE2E {
+class LifecycleE2E extends E2ETest {
 
     private static final String OLD_FILTER = "filter: \"value.status == 'PAID' && value.amount > 100.0\"";
     private static final String NEW_FILTER = "filter: \"value.status == 'PAID' && value.amount > 200.0\"";
     private static final Pattern FIRST_COMMIT = Pattern.compile("batch (\\d+)( \\(replayed\\))? committed");
 
-    private static OperatorProcess operator;
-    private static KubeCluster kube;
-    private static KafkaBroker kafka;
-    private static CassandraNode cassandra;
-    private static LocalNode node;
-
-    @BeforeAll
-    static void start(KubeCluster cluster, KafkaBroker kafkaBroker, CassandraNode cassandraNode, LocalNode localNode) {
-        kube = cluster;
-        kafka = kafkaBroker;
-        cassandra = cassandraNode;
-        node = localNode;
-        operator = OperatorInstall.install(kube, "e2e-lifecycle").startLeading("operator.log", E2ESettings.OPERATOR, E2ESettings.WAIT);
-    }
-
-    @AfterAll
-    static void stop() {
-        E2EJob.deleteAll(kube);
-        if (operator != null) {
-            operator.close();
-        }
-    }
 
     @Test
     void suspendResumeAndAFilterChangeMidStream() throws Exception {

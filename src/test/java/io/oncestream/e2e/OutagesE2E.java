@@ -5,24 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.testing.AuditLog;
-import io.oncestream.testing.CassandraExtension;
-import io.oncestream.testing.CassandraNode;
-import io.oncestream.testing.KafkaBroker;
-import io.oncestream.testing.KafkaExtension;
-import io.oncestream.testing.KubeCluster;
-import io.oncestream.testing.KubeExtension;
-import io.oncestream.testing.LocalNode;
-import io.oncestream.testing.NodeExtension;
 import io.oncestream.testing.OperatorInstall;
-import io.oncestream.testing.OperatorProcess;
 
 /**
  * The world around a running StreamJob fails while records keep arriving: Cassandra stops for
@@ -30,36 +18,15 @@ import io.oncestream.testing.OperatorProcess;
  * operator is killed with SIGKILL and started again (status resumes; it rewrites none of the
  * job's objects). The table ends exactly as the records say.
  */
-@ExtendWith({KubeExtension.class, KafkaExtension.class, CassandraExtension.class, NodeExtension.class})
-class OutagesE2E {
+class OutagesE2E extends E2ETest {
 
     private static final Duration OUTAGE = Duration.ofSeconds(30);
 
-    private static OperatorInstall install;
-    private static OperatorProcess operator;
-    private static KubeCluster kube;
-    private static CassandraNode cassandra;
     private static E2EJob job;
-
-    @BeforeAll
-    static void start(KubeCluster cluster, KafkaBroker kafka, CassandraNode cassandraNode, LocalNode node) {
-        kube = cluster;
-        cassandra = cassandraNode;
-        install = OperatorInstall.install(kube, "e2e-outages");
-        operator = install.startLeading("operator-1.log", E2ESettings.OPERATOR, E2ESettings.WAIT);
-        job = E2EJob.own(kube, kafka, cassandra, "e2e-outage", 4, 3000);
-    }
-
-    @AfterAll
-    static void stop() {
-        E2EJob.deleteAll(kube);
-        if (operator != null) {
-            operator.close();
-        }
-    }
 
     @Test
     void aCassandraOutageAndAnOperatorCrashLoseNothing() throws Exception {
+        job = E2EJob.own(kube, kafka, cassandra, "e2e-outage", 4, 3000);
         job.produce(1000);
         job.apply(java.util.Map.of());
         job.awaitStatus("Running", E2ESettings.WAIT, s -> s.phase == Phase.Running && s.batchId != null && s.batchId >= 0);

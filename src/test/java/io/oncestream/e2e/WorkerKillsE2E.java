@@ -8,24 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.fabric8.kubernetes.api.model.Pod;
 
 import io.oncestream.testing.Awaits;
-import io.oncestream.testing.CassandraExtension;
-import io.oncestream.testing.CassandraNode;
-import io.oncestream.testing.KafkaBroker;
-import io.oncestream.testing.KafkaExtension;
-import io.oncestream.testing.KubeCluster;
-import io.oncestream.testing.KubeExtension;
-import io.oncestream.testing.LocalNode;
-import io.oncestream.testing.NodeExtension;
-import io.oncestream.testing.OperatorInstall;
-import io.oncestream.testing.OperatorProcess;
 
 /**
  * Workers die while records keep arriving: SIGKILLs of the worker JVMs in their containers at
@@ -33,35 +20,16 @@ import io.oncestream.testing.OperatorProcess;
  * controller recreates them). The table ends exactly as the records say, and the consumer
  * group, sampled all along, never runs ahead of the table.
  */
-@ExtendWith({KubeExtension.class, KafkaExtension.class, CassandraExtension.class, NodeExtension.class})
-class WorkerKillsE2E {
+class WorkerKillsE2E extends E2ETest {
 
     private static final int KILLS = 10;
     private static final int POD_DELETES = 3;
 
-    private static OperatorProcess operator;
-    private static KubeCluster kube;
-    private static LocalNode node;
     private static E2EJob job;
-
-    @BeforeAll
-    static void start(KubeCluster cluster, KafkaBroker kafka, CassandraNode cassandra, LocalNode localNode) {
-        kube = cluster;
-        node = localNode;
-        operator = OperatorInstall.install(kube, "e2e-kills").startLeading("operator.log", E2ESettings.OPERATOR, E2ESettings.WAIT);
-        job = E2EJob.own(kube, kafka, cassandra, "e2e-kills", 6, 4000);
-    }
-
-    @AfterAll
-    static void stop() {
-        E2EJob.deleteAll(kube);
-        if (operator != null) {
-            operator.close();
-        }
-    }
 
     @Test
     void killedAndDeletedWorkersLoseNothingAndDoubleNothing() throws Exception {
+        job = E2EJob.own(kube, kafka, cassandra, "e2e-kills", 6, 4000);
         long seed = System.nanoTime();
         System.out.println("[e2e] WorkerKillsE2E random seed " + seed);
         Random random = new Random(seed);
@@ -74,10 +42,17 @@ class WorkerKillsE2E {
         int deletes = 0;
         try (Producing producing = new Producing(job, 150, Duration.ofMillis(200))) {
             for (int i = 0; i < POD_DELETES; i++) {
-                String pod = "paid-orders-" + random.nextInt(2);
+                int index = random.nextInt(2);
+                String pod = "paid-orders-" + index;
                 Thread.sleep(1000 + random.nextInt(3000));
+                String uid = job.pod(index).getMetadata().getUid();
                 kube.kubectl(null, "delete", "pod", "-n", job.namespace, pod, "--wait=false").orThrow();
                 deletes++;
+                // The StatefulSet controller replaces it; later kills must hit the new pod, whose restarts count.
+                Awaits.until(E2ESettings.WAIT, "a new " + pod + " with a running worker", () -> {
+                    var now = job.pod(index);
+                    return now != null && !now.getMetadata().getUid().equals(uid) && node.workerPid(now).isPresent();
+                });
                 violations.addAll(job.groupOffsetsAheadOfTable());
             }
             while (kills < KILLS) {

@@ -55,6 +55,7 @@ public final class KafkaBroker implements AutoCloseable {
         String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
         try {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+            awaitLeaders(name);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -65,6 +66,25 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     /** Producer settings for string keys and values; {@code extra} overrides. */
+    /**
+     * Waits until the broker's own metadata names a leader for every partition of {@code topic}:
+     * an idempotent producer that writes to a topic created a moment earlier can get
+     * NOT_LEADER_OR_FOLLOWER and then stay stuck on OUT_OF_ORDER_SEQUENCE_NUMBER until it times out.
+     */
+    public void awaitLeaders(String topic) {
+        Awaits.until(java.time.Duration.ofSeconds(60), "leaders for every partition of " + topic, () -> {
+            try {
+                return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
+                        .allMatch(p -> p.leader() != null && p.leader().id() >= 0);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (ExecutionException e) {
+                return false;
+            }
+        });
+    }
+
     public Properties producerProperties(Map<String, Object> extra) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
