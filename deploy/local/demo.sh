@@ -31,7 +31,7 @@ say() { printf '\033[1m==>\033[0m %s\n' "$*"; }
 kubectl_() { KUBECONFIG="$kube_data/kubeconfig" "$("$here/kube-binaries.sh" path)/kubectl" "$@"; }
 
 # demo_java ARGS...: the sample-data program on the application's own jars.
-demo_java() { java -cp "$libs" "$here/demo/DemoOrders.java" "$@" 2> >(grep -v '^SLF4J' >&2); }
+demo_java() { java -cp "$libs" "$here/demo/DemoOrders.java" "$@" 2> >(grep -iv 'slf4j' >&2); }
 
 build_application() {
   local newest
@@ -55,10 +55,13 @@ start_operator() {
     | sed -e "s/^\(\s*token:\).*/\1 $token/" -e "s/namespace: default/namespace: oncestream-system/" > "$data/operator.kubeconfig"
   chmod 600 "$data/operator.kubeconfig"
   : > "$data/operator.log"
+  # One operator, so no leader election (with it on, the SDK's shutdown hook keeps a SIGTERM'd
+  # operator from exiting; see docs/operator.md).
   start_daemon "$data/operator.pid" "$data/operator.log" \
-    env KUBECONFIG="$data/operator.kubeconfig" java -Xmx256m -Dquarkus.http.host=127.0.0.1 -Doncestream.operator.poll-interval=2s -jar "$app/quarkus-run.jar" operator
+    env KUBECONFIG="$data/operator.kubeconfig" java -Xmx256m -Dquarkus.http.host=127.0.0.1 -Doncestream.operator.poll-interval=2s \
+    -Doncestream.operator.leader-election.enabled=false -jar "$app/quarkus-run.jar" operator
   wait_until 120 "operator" "$data/operator.pid" "$data/operator.log" -- \
-    grep -q "Started event processing for controller: streamjob" "$data/operator.log"
+    grep -q "'streamjob' controller started" "$data/operator.log"
 }
 
 start_producer() {
@@ -70,22 +73,33 @@ start_producer() {
     java -cp "$libs" "$here/demo/DemoOrders.java" produce "$STACK_IP:${KAFKA_PORT:-9092}" orders "$partitions" "$rate"
 }
 
-# status_line: one line of the job's progress, from its status.
-status_line() {
-  kubectl_ get sj paid-orders -o jsonpath='{.status.phase}|{.status.batchId}|{.status.lag}|{.status.rates.inputRecordsPerSecond}|{.status.rates.writtenRowsPerSecond}|{.status.totals.read}|{.status.totals.written}|{.status.totals.filteredOut}' 2>/dev/null \
-    | awk -F'|' '{printf "phase %-9s batch %-6s lag %-6s in %6.0f rec/s  written %6.0f rows/s  totals: read %s, written %s, filtered out %s", \
-        ($1==""?"-":$1), ($2==""?"-":$2), ($3==""?"-":$3), $4+0, $5+0, ($6==""?0:$6), ($7==""?0:$7), ($8==""?0:$8)}'
+# status_fields: phase|batch|lag|read|written|filtered out, from the job's status.
+status_fields() {
+  kubectl_ get sj paid-orders -o jsonpath='{.status.phase}|{.status.batchId}|{.status.lag}|{.status.totals.read}|{.status.totals.written}|{.status.totals.filteredOut}' 2>/dev/null || true
 }
 
-# watch [SECONDS]: the live progress line (a refreshing line in a terminal, a line every 5 s otherwise).
+# watch [SECONDS]: the live progress line (a refreshing line in a terminal, a line every 5 s
+# otherwise). Rates are the totals' growth over the last ~10 s, as a person would count them.
 watch_progress() {
   local seconds=${1:-0} start=$SECONDS
+  local -a times=() reads=() writes=()
   while (( seconds == 0 || SECONDS - start < seconds )); do
+    local phase batch lag read written filtered now line
+    IFS='|' read -r phase batch lag read written filtered <<< "$(status_fields)"
+    now=$(date +%s.%N)
+    # A restarted worker starts its totals again: count from there.
+    if (( ${#reads[@]} > 0 )) && (( ${read:-0} < ${reads[-1]} )); then times=(); reads=(); writes=(); fi
+    times+=("$now"); reads+=("${read:-0}"); writes+=("${written:-0}")
+    if (( ${#times[@]} > 10 )); then times=("${times[@]:1}"); reads=("${reads[@]:1}"); writes=("${writes[@]:1}"); fi
+    line=$(awk -v p="${phase:--}" -v b="${batch:--}" -v l="${lag:--}" -v r="${read:-0}" -v w="${written:-0}" -v f="${filtered:-0}" \
+      -v t0="${times[0]}" -v t1="$now" -v r0="${reads[0]}" -v w0="${writes[0]}" 'BEGIN {
+        dt = t1 - t0; ri = dt > 0 ? (r - r0) / dt : 0; wi = dt > 0 ? (w - w0) / dt : 0
+        printf "phase %-9s batch %-6s lag %-6s read %6.0f rec/s  written %6.0f rows/s  totals: read %d, written %d, filtered out %d", p, b, l, ri, wi, r, w, f }')
     if [ -t 1 ]; then
-      printf '\r\033[K%s' "$(status_line)"
+      printf '\r\033[K%s' "$line"
       sleep 1
     else
-      echo "$(status_line)"
+      echo "$line"
       sleep 5
     fi
   done
