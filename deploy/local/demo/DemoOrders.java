@@ -66,17 +66,24 @@ public final class DemoOrders {
             }
         }
         props.put("enable.idempotence", "true");
+        // one request in flight: a topic created a moment ago can otherwise lose its first batch (KAFKA-15591)
+        props.put("max.in.flight.requests.per.connection", "1");
         props.put("linger.ms", "20");
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             long sent = 0;
             long start = System.nanoTime();
-            while (true) {
+            java.util.concurrent.atomic.AtomicReference<Exception> failed = new java.util.concurrent.atomic.AtomicReference<>();
+            while (failed.get() == null) {
                 String id = String.format("o-%08d", sent);
                 String json = String.format(java.util.Locale.ROOT, "{\"id\":\"%s\",\"status\":\"%s\",\"amount\":%.2f,\"customer\":{\"name\":\"%s\"}}",
                         id, STATUSES[random.nextInt(STATUSES.length)], random.nextDouble(1, 500),
                         CUSTOMERS[random.nextInt(CUSTOMERS.length)]);
-                producer.send(new ProducerRecord<>(topic, id, json));
+                producer.send(new ProducerRecord<>(topic, id, json), (metadata, error) -> {
+                    if (error != null) {
+                        failed.compareAndSet(null, error);
+                    }
+                });
                 sent++;
                 long due = start + sent * 1_000_000_000L / perSecond;
                 long wait = due - System.nanoTime();
@@ -84,6 +91,7 @@ public final class DemoOrders {
                     Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                 }
             }
+            throw new IllegalStateException("producing to " + topic + " failed after " + sent + " records", failed.get());
         }
     }
 

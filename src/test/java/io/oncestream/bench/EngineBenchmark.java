@@ -314,6 +314,8 @@ public final class EngineBenchmark {
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
+        // one request in flight: a freshly created topic can otherwise lose its first batch (KAFKA-15591)
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         p.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
