@@ -359,8 +359,43 @@ class OperatorIT {
         }
     }
 
+    /**
+     * SIGTERM to a leader: it stops (the SDK's stop-leading exit used to deadlock in the shutdown
+     * hook, so the process never ended), releases the lease on its way out, and the standby takes
+     * over at its next retry instead of waiting for the lease to expire.
+     */
     @Test
     @Order(10)
+    void aLeaderStoppedWithSigtermExitsAndHandsTheLeaseOver() throws Exception {
+        String leader = admin.leases().inNamespace(OPERATOR_NAMESPACE).withName("oncestream-operator").get()
+                .getSpec().getHolderIdentity();
+        OperatorProcess standby = install.start("operator-4.log", SETTINGS);
+        try {
+            standby.awaitOutput("the leader is " + leader, WAIT);
+            long start = System.nanoTime();
+            // far above the lease (6 s): before the fix the process did not exit at all
+            operator.terminate(Duration.ofSeconds(30));
+            long exitedMs = (System.nanoTime() - start) / 1_000_000;
+            assertThat(operator.log()).contains("released lease " + OPERATOR_NAMESPACE + "/oncestream-operator")
+                    .doesNotContain("lost the leader-election lease");
+            String holder = admin.leases().inNamespace(OPERATOR_NAMESPACE).withName("oncestream-operator").get()
+                    .getSpec().getHolderIdentity();
+            assertThat(holder).as("the lease after the leader stopped").isNotEqualTo(leader);
+            standby.awaitOutput("Started event processing for controller: streamjob", WAIT);
+            long ledMs = (System.nanoTime() - start) / 1_000_000;
+            System.out.printf("[operator] SIGTERM to exit %d ms, to the standby leading %d ms (lease 6 s, retry 1 s)%n",
+                    exitedMs, ledMs);
+            String ns = kube.createNamespace("op-handover");
+            apply(ns, "after-handover", Map.of("parallelism: 2", "parallelism: 1"));
+            awaitStatus(ns, "after-handover", s -> s.phase == Phase.Pending);
+        } finally {
+            operator.close();
+            operator = standby;
+        }
+    }
+
+    @Test
+    @Order(11)
     void aConfiguredNamespaceListIsAllThatIsWatched() throws Exception {
         String watched = kube.createNamespace("op-watched");
         String other = kube.createNamespace("op-other");
