@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds, once, the real Kubernetes binaries the tests and the demo run: kube-apiserver,
-# kube-controller-manager, kube-scheduler, kubelet, kubectl (Kubernetes 1.35.4), etcd 3.6.16 and helm 3.21.4, from
+# kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl (Kubernetes 1.35.4), etcd 3.6.16 and helm 3.21.4, from
 # Go modules pinned by deploy/local/kube-build/{go.mod,go.sum,etcd/go.*}.
 #
 # Binaries are cached under ~/.cache/oncestream/kube/<versions>/ and linked into the layout
@@ -22,7 +22,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${ONCESTREAM_CACHE:-$HOME/.cache/oncestream}
 bin="$cache/kube/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-helm-$HELM_VERSION"
 apitest_dir="${KUBE_API_TEST_DIR:-$HOME/.kubeapitest}/k8s/$K8S_VERSION-linux-amd64"
-tools=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl etcd helm)
+tools=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl etcd helm)
+# As helm's own Makefile links it: its version, and the Kubernetes version of its client
+# modules (v0.36) as the default that `helm template` and `helm lint` assume.
+helm_ldflags="-s -w -X helm.sh/helm/v3/internal/version.version=v$HELM_VERSION"
+for v in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+  helm_ldflags+=" -X $v.k8sVersionMajor=1 -X $v.k8sVersionMinor=36"
+done
 
 log() { printf '[kube-binaries] %s\n' "$*" >&2; }
 die() { printf '[kube-binaries] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -30,6 +36,7 @@ die() { printf '[kube-binaries] ERROR: %s\n' "$*" >&2; exit 1; }
 all_built() {
   local t
   for t in "${tools[@]}"; do [ -x "$bin/$t" ] || return 1; done
+  [ "$(cat "$bin/helm.ldflags" 2>/dev/null)" = "$helm_ldflags" ]
 }
 
 link_for_kube_api_test() {
@@ -58,7 +65,7 @@ build() {
   log "building Kubernetes $K8S_VERSION, etcd $ETCD_VERSION and helm $HELM_VERSION from Go modules"
   log "(first time only: ~10-25 min and ~3 GB on 2 cores; cached in $cache)"
   local cmd
-  for cmd in kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl; do
+  for cmd in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl; do
     if [ ! -x "$bin/$cmd" ]; then
       log "go build $cmd ..."
       (cd "$here/kube-build" && go build -trimpath -ldflags "$ld" -o "$bin.tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd") \
@@ -72,16 +79,18 @@ build() {
       || die "go build of etcd failed (see output above)"
     log "etcd built after $((SECONDS - started)) s"
   fi
-  if [ ! -x "$bin/helm" ]; then
+  if [ ! -x "$bin/helm" ] || [ "$(cat "$bin/helm.ldflags" 2>/dev/null)" != "$helm_ldflags" ]; then
     log "go install helm ..."
-    GOBIN="$bin.tmp" go install -trimpath -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=v$HELM_VERSION" "helm.sh/helm/v3/cmd/helm@v$HELM_VERSION" \
+    GOBIN="$bin.tmp" go install -trimpath -ldflags "$helm_ldflags" "helm.sh/helm/v3/cmd/helm@v$HELM_VERSION" \
       || die "go install of helm failed (see output above)"
+    echo "$helm_ldflags" > "$bin.tmp/helm.ldflags"
     log "helm built after $((SECONDS - started)) s"
   fi
   mkdir -p "$bin"
   for cmd in "${tools[@]}"; do
     [ -x "$bin.tmp/$cmd" ] && mv -f "$bin.tmp/$cmd" "$bin/$cmd"
   done
+  [ -f "$bin.tmp/helm.ldflags" ] && mv -f "$bin.tmp/helm.ldflags" "$bin/helm.ldflags"
   rmdir "$bin.tmp" 2>/dev/null || true
   all_built || die "some binaries are missing from $bin after the build"
   link_for_kube_api_test

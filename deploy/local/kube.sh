@@ -20,7 +20,7 @@
 # Settings (environment):
 #   KUBE_APISERVER_PORT=6443  KUBE_ETCD_PORT=2379  KUBE_ETCD_PEER_PORT=2380
 #   KUBE_CONTROLLER_MANAGER_PORT=10257  KUBE_SCHEDULER_PORT=10259  KUBE_DATA_DIR=$ONCESTREAM_LOCAL_DIR/kube
-#   ONCESTREAM_SERVICE_CIDR=198.18.2.0/24 (virtual Service addresses; nothing routes them)
+#   ONCESTREAM_SERVICE_CIDR=198.18.2.0/24 (virtual Service addresses; the node's kube-proxy routes them)
 #   KUBE_READY_TIMEOUT=120  KUBE_STOP_TIMEOUT=20
 SERVICE=kube
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -45,6 +45,7 @@ component_users=(
   "system:kube-controller-manager,"
   "system:kube-scheduler,"
   "system:node:$NODE_NAME,system:nodes"
+  "system:kube-proxy,"
 )
 
 # Certificates, signing keys and tokens: made once per data directory.
@@ -70,6 +71,20 @@ make_pki() {
     chmod 600 tokens.csv.tmp ca.key apiserver.key sa.key
     mv tokens.csv.tmp tokens.csv
   ) || die "creating certificates with openssl failed"
+}
+
+# Tokens for component users added after the data directory was made (read by the API server at start).
+add_missing_tokens() {
+  local user added=0
+  for user in "${component_users[@]}"; do
+    if [ -z "$(token_of "${user%%,*}")" ]; then
+      printf '%s,%s,%s,%s\n' "$(openssl rand -hex 24)" "${user%%,*}" "${user%%,*}" "${user#*,}" >> "$pki/tokens.csv"
+      added=1
+    fi
+  done
+  if (( added )) && pid_alive "$data/kube-apiserver.pid"; then
+    die "new component users were added to $pki/tokens.csv; restart the control plane (kube.sh stop; kube.sh start)"
+  fi
 }
 
 token_of() { awk -F, -v u="$1" '$2 == u {print $1}' "$pki/tokens.csv"; }
@@ -149,7 +164,7 @@ start_apiserver() {
     --kubelet-preferred-address-types InternalIP \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
-    --service-cluster-ip-range "$SERVICE_CIDR" --endpoint-reconciler-type none \
+    --service-cluster-ip-range "$SERVICE_CIDR" \
     --allow-privileged=true --profiling=false --v=1 \
     --audit-policy-file "$data/audit-policy.yaml" --audit-log-path "$data/audit.log" \
     --audit-log-format json --audit-log-maxsize 200 --audit-log-maxbackup 1 --audit-log-mode blocking
@@ -222,10 +237,12 @@ start() {
   command -v curl >/dev/null 2>&1 || die "curl is not on PATH (apt-get install curl)"
   mkdir -p "$data"
   make_pki
+  add_missing_tokens
   start_etcd
   start_apiserver
   write_kubeconfig "$kubeconfig" admin
   write_kubeconfig "$data/kubelet.kubeconfig" "system:node:$NODE_NAME"
+  write_kubeconfig "$data/kube-proxy.kubeconfig" "system:kube-proxy"
   start_controller_manager
   start_scheduler
   apply_storage_class

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # First process (PID 1) of the node's own PID and mount namespaces; started by node.sh.
 # Makes /run, /var/log, /var/lib/cni and the kubelet's kernel settings private, runs
-# containerd and the kubelet, and on SIGTERM stops the kubelet, every container and
+# containerd, the kubelet and kube-proxy (Service addresses, as iptables rules of the stack's
+# own network namespace), and on SIGTERM stops kube-proxy, the kubelet, every container and
 # containerd in that order. Its exit ends the namespace and whatever is still in it.
 #
-# Usage: node-init.sh DATA_DIR KUBELET KUBECONFIG NODE_NAME NODE_IP PV_DIR
+# Usage: node-init.sh DATA_DIR KUBELET KUBECONFIG NODE_NAME NODE_IP PV_DIR KUBE_PROXY PROXY_KUBECONFIG POD_CIDR
 set -uo pipefail
-data=$1 kubelet=$2 kubeconfig=$3 node_name=$4 node_ip=$5 pv_dir=$6
+data=$1 kubelet=$2 kubeconfig=$3 node_name=$4 node_ip=$5 pv_dir=$6 kube_proxy=$7 proxy_kubeconfig=$8 pod_cidr=$9
 
 say() { printf '[node-init] %s\n' "$*"; }
 
@@ -22,10 +23,12 @@ private_mounts() {
   done
 }
 
-kubelet_pid="" containerd_pid=""
+kubelet_pid="" containerd_pid="" proxy_pid=""
 
 shutdown() {
-  say "stopping: kubelet, containers, containerd"
+  say "stopping: kube-proxy, kubelet, containers, containerd"
+  [ -n "$proxy_pid" ] && kill -TERM "$proxy_pid" 2>/dev/null
+  wait "$proxy_pid" 2>/dev/null
   [ -n "$kubelet_pid" ] && kill -TERM "$kubelet_pid" 2>/dev/null
   wait "$kubelet_pid" 2>/dev/null
   # Every container's first process; killing it ends that container's PID namespace.
@@ -56,6 +59,14 @@ say "containerd pid $containerd_pid"
   --v=1 >> "$data/kubelet.log" 2>&1 &
 kubelet_pid=$!
 say "kubelet pid $kubelet_pid"
+# No conntrack table sizes or timeouts are set: those are the machine's, not the namespace's.
+"$kube_proxy" --kubeconfig "$proxy_kubeconfig" --hostname-override "$node_name" --proxy-mode iptables \
+  --cluster-cidr "$pod_cidr" --nodeport-addresses primary --conntrack-max-per-core 0 --conntrack-tcp-timeout-established 0 \
+  --conntrack-tcp-timeout-close-wait 0 --conntrack-udp-timeout 0 --conntrack-udp-timeout-stream 0 \
+  --metrics-bind-address 127.0.0.1:10249 --healthz-bind-address 127.0.0.1:10256 \
+  --v=1 >> "$data/kube-proxy.log" 2>&1 &
+proxy_pid=$!
+say "kube-proxy pid $proxy_pid"
 while kill -0 "$kubelet_pid" 2>/dev/null && kill -0 "$containerd_pid" 2>/dev/null; do
   wait -n 2>/dev/null || true
 done

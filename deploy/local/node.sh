@@ -155,10 +155,11 @@ start() {
   bin=$("$ONCESTREAM_REPO/deploy/local/kube-binaries.sh" build) || die "the Kubernetes binaries are not available (see above)"
   [ "$(id -u)" = 0 ] || die "the node needs root (containers, mounts and namespaces)"
   local tool
-  for tool in containerd runc ctr unshare dnsmasq; do
-    command -v "$tool" >/dev/null 2>&1 || die "$tool is not on PATH (apt-get install containerd runc containernetworking-plugins dnsmasq-base)"
+  for tool in containerd runc ctr unshare dnsmasq iptables; do
+    command -v "$tool" >/dev/null 2>&1 || die "$tool is not on PATH (apt-get install containerd runc containernetworking-plugins dnsmasq-base iptables)"
   done
   [ -x /usr/lib/cni/bridge ] || die "/usr/lib/cni/bridge is missing (apt-get install containernetworking-plugins)"
+  [ -f "$kube_data/kube-proxy.kubeconfig" ] || die "no kube-proxy credentials in $kube_data; restart the control plane (deploy/local/kube.sh stop; kube.sh start)"
   [ -f "$kube_data/kubelet.kubeconfig" ] || die "no kubelet credentials in $kube_data; start the control plane first (deploy/local/kube.sh start)"
   if ! pid_alive "$pidfile"; then
     write_config
@@ -169,7 +170,8 @@ start() {
     setsid nsenter --net="/run/netns/$NETNS" -- \
       unshare -m -p -f --mount-proc --propagation private --kill-child=SIGTERM \
       bash "$ONCESTREAM_REPO/deploy/local/node-init.sh" "$data" "$bin/kubelet" "$kube_data/kubelet.kubeconfig" \
-      "$NODE_NAME" "$STACK_IP" "$PV_DIR" >>"$logfile" 2>&1 < /dev/null &
+      "$NODE_NAME" "$STACK_IP" "$PV_DIR" "$bin/kube-proxy" "$kube_data/kube-proxy.kubeconfig" "$POD_CIDR" \
+      >>"$logfile" 2>&1 < /dev/null &
     local launcher=$! child="" waited=0
     while [ -z "$child" ] && (( waited < 50 )); do
       child=$(pgrep -P "$launcher" 2>/dev/null | head -1 || true)
