@@ -1,0 +1,202 @@
+package io.oncestream.packaging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+
+import io.oncestream.testing.Command;
+import io.oncestream.testing.KubeCluster;
+import io.oncestream.testing.KubeExtension;
+import io.oncestream.testing.LocalService;
+
+/**
+ * The chart as Helm and the real API server see it: it lints strictly, renders with the
+ * default values and with every option switched on, every rendered object is accepted by the
+ * API server (server-side dry-run), wrong values fail naming the value, its RBAC is the
+ * committed least-privilege RBAC, and deploy/operator/operator.yaml is its rendering.
+ */
+@ExtendWith(KubeExtension.class)
+class HelmChartIT {
+
+    private static final Path REPO = LocalService.repoDir();
+    private static final String CHART = REPO.resolve("helm/oncestream").toString();
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    private static KubeCluster kube;
+    private static String nonDefaultValues;
+    private static String watchA;
+    private static String watchB;
+
+    @BeforeAll
+    static void namespaces(KubeCluster cluster) throws IOException {
+        kube = cluster;
+        watchA = kube.createNamespace("chart-watch-a");
+        watchB = kube.createNamespace("chart-watch-b");
+        Path values = REPO.resolve("target/helm-non-default-values.yaml");
+        Files.writeString(values, Files.readString(REPO.resolve("src/test/resources/helm/non-default-values.yaml"))
+                .replace("WATCH_A", watchA).replace("WATCH_B", watchB));
+        nonDefaultValues = values.toString();
+    }
+
+    @Test
+    void lintsStrictlyWithDefaultAndNonDefaultValues() {
+        assertThat(kube.helm("lint", "--strict", CHART).orThrow().stdout()).contains("1 chart(s) linted, 0 chart(s) failed");
+        assertThat(kube.helm("lint", "--strict", CHART, "-f", nonDefaultValues).orThrow().stdout())
+                .contains("1 chart(s) linted, 0 chart(s) failed");
+    }
+
+    @Test
+    void everyRenderedObjectIsAcceptedByTheApiServer() throws IOException {
+        String ns = kube.createNamespace("chart-dry-run");
+        List<JsonNode> defaults = objects(kube.helm("template", "dry", CHART, "-n", ns, "--include-crds").orThrow().stdout());
+        assertThat(kinds(defaults)).containsExactlyInAnyOrder("CustomResourceDefinition", "ServiceAccount", "ConfigMap",
+                "ClusterRole", "ClusterRoleBinding", "Service", "Deployment");
+        dryRun(defaults);
+
+        List<JsonNode> all = objects(kube.helm("template", "dry", CHART, "-n", ns, "-f", nonDefaultValues).orThrow().stdout());
+        assertThat(kinds(all)).containsExactlyInAnyOrder("ServiceAccount", "ConfigMap", "Role", "RoleBinding", "Role",
+                "RoleBinding", "Role", "RoleBinding", "Service", "Deployment", "PodDisruptionBudget", "ServiceMonitor");
+        // The ServiceMonitor's CRD (Prometheus Operator) is not installed here: checked by content.
+        JsonNode monitor = all.stream().filter(o -> o.path("kind").asText().equals("ServiceMonitor")).findFirst().orElseThrow();
+        assertThat(monitor.at("/spec/endpoints/0/path").asText()).isEqualTo("/q/metrics");
+        assertThat(monitor.at("/metadata/labels/release").asText()).isEqualTo("prometheus");
+        dryRun(all.stream().filter(o -> !o.path("kind").asText().equals("ServiceMonitor")).toList());
+
+        JsonNode deployment = all.stream().filter(o -> o.path("kind").asText().equals("Deployment")).findFirst().orElseThrow();
+        assertThat(deployment.at("/spec/replicas").asInt()).isEqualTo(3);
+        assertThat(deployment.at("/spec/strategy").isMissingNode()).as("replicas elect a leader: rolling updates").isTrue();
+        assertThat(deployment.at("/spec/template/spec/containers/0/image").asText()).isEqualTo("registry.example.com/data/oncestream:9.9.9");
+        String settings = all.stream().filter(o -> o.path("kind").asText().equals("ConfigMap")).findFirst().orElseThrow()
+                .at("/data/application.properties").asText();
+        assertThat(settings).contains("oncestream.operator.leader-election.enabled=true",
+                "quarkus.operator-sdk.controllers.streamjob.namespaces=" + watchA + "," + watchB,
+                "oncestream.operator.worker-image=registry.example.com/data/oncestream-worker:9.9.9",
+                "oncestream.operator.poll-interval=10s");
+    }
+
+    @Test
+    void theOperatorRunsAsRestrictedAsItsWorkers() throws IOException {
+        JsonNode pod = objects(kube.helm("template", "x", CHART).orThrow().stdout()).stream()
+                .filter(o -> o.path("kind").asText().equals("Deployment")).findFirst().orElseThrow().at("/spec/template/spec");
+        assertThat(pod.at("/securityContext/runAsNonRoot").asBoolean()).isTrue();
+        assertThat(pod.at("/securityContext/seccompProfile/type").asText()).isEqualTo("RuntimeDefault");
+        JsonNode container = pod.at("/containers/0");
+        assertThat(container.at("/securityContext/readOnlyRootFilesystem").asBoolean()).isTrue();
+        assertThat(container.at("/securityContext/allowPrivilegeEscalation").asBoolean()).isFalse();
+        assertThat(container.at("/securityContext/capabilities/drop/0").asText()).isEqualTo("ALL");
+        assertThat(container.at("/readinessProbe/httpGet/path").asText()).isEqualTo("/q/health/ready");
+        assertThat(container.at("/livenessProbe/httpGet/path").asText()).isEqualTo("/q/health/live");
+        assertThat(container.at("/startupProbe/httpGet/path").asText()).isEqualTo("/q/health/started");
+    }
+
+    @Test
+    void wrongValuesFailNamingTheValue() {
+        Map<String, String> wrong = Map.of(
+                "replicas=2", "additional properties 'replicas' not allowed",
+                "operator.pollInterval=fast", "/operator/pollInterval",
+                "image.pullPolicy=Sometimes", "/image/pullPolicy",
+                "leaderElection.enabled=maybe", "/leaderElection/enabled",
+                "watchNamespaces[0]=Not_A_Namespace", "/watchNamespaces/0",
+                "metrics.service.port=70000", "/metrics/service/port");
+        wrong.forEach((value, message) -> {
+            Command.Result result = kube.helm("template", "x", CHART, "--set", value);
+            assertThat(result.exitCode()).as(value).isNotZero();
+            assertThat(result.stderr()).as(value).contains(message);
+        });
+    }
+
+    @Test
+    void theChartsRbacIsTheCommittedLeastPrivilegeRbac() throws IOException {
+        List<JsonNode> committed = objects(Files.readString(REPO.resolve("deploy/operator/rbac.yaml")));
+        List<JsonNode> clusterWide = objects(kube.helm("template", "x", CHART, "--set", "replicaCount=2").orThrow().stdout());
+        assertThat(rules(clusterWide, "ClusterRole")).isEqualTo(rules(committed, "ClusterRole"));
+        assertThat(rules(clusterWide, "Role")).isEqualTo(rules(committed, "Role"));
+
+        List<JsonNode> scoped = objects(kube.helm("template", "x", CHART, "--set", "watchNamespaces={a,b}").orThrow().stdout());
+        assertThat(kinds(scoped)).doesNotContain("ClusterRole", "ClusterRoleBinding");
+        assertThat(rules(scoped.stream().filter(o -> o.at("/metadata/namespace").asText().equals("a")).toList(), "Role"))
+                .isEqualTo(rules(committed, "ClusterRole"));
+    }
+
+    @Test
+    void thePlainManifestsAreTheChartsRendering() throws IOException {
+        Path rendered = REPO.resolve("target/operator.yaml");
+        Command.Result render = Command.of("bash", REPO.resolve("deploy/operator/render.sh").toString(), rendered.toString())
+                .run(java.time.Duration.ofMinutes(2));
+        assertThat(render.exitCode()).as(render.stderr()).isZero();
+        assertThat(Files.readString(REPO.resolve("deploy/operator/operator.yaml")))
+                .as("deploy/operator/operator.yaml is out of date: run deploy/operator/render.sh")
+                .isEqualTo(Files.readString(rendered));
+        List<JsonNode> objects = objects(Files.readString(rendered));
+        assertThat(kinds(objects)).containsExactlyInAnyOrder("Namespace", "CustomResourceDefinition", "ServiceAccount",
+                "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Service", "Deployment");
+        // The CRD in it is the committed one.
+        JsonNode crd = objects.stream().filter(o -> o.path("kind").asText().equals("CustomResourceDefinition")).findFirst().orElseThrow();
+        assertThat(crd).isEqualTo(YAML.readTree(REPO.resolve("crds/streamjobs.oncestream.io-v1.yml").toFile()));
+    }
+
+    // -----------------------------------------------------------------------------------
+
+    private static void dryRun(List<JsonNode> objects) throws IOException {
+        StringBuilder yaml = new StringBuilder();
+        for (JsonNode o : objects) {
+            yaml.append("---\n").append(YAML.writeValueAsString(o).replaceFirst("^---\n", ""));
+        }
+        Command.Result result = kube.kubectl(yaml.toString(), "apply", "--dry-run=server", "-f", "-");
+        assertThat(result.exitCode()).as("server-side dry-run: " + result.stderr()).isZero();
+        assertThat(result.stdout().lines().filter(l -> l.endsWith("(server dry run)")).count()).isEqualTo(objects.size());
+    }
+
+    static List<JsonNode> objects(String yaml) throws IOException {
+        List<JsonNode> out = new ArrayList<>();
+        try (YAMLParser parser = (YAMLParser) YAML.getFactory().createParser(yaml)) {
+            for (var it = YAML.readValues(parser, JsonNode.class); it.hasNext();) {
+                JsonNode node = it.next();
+                if (node != null && !node.isNull() && !node.isMissingNode() && node.has("kind")) {
+                    out.add(node);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static List<String> kinds(List<JsonNode> objects) {
+        return objects.stream().map(o -> o.path("kind").asText()).toList();
+    }
+
+    /** The rules of the objects of {@code kind}, as "group resource verb" lines. */
+    private static Set<String> rules(List<JsonNode> objects, String kind) {
+        Set<String> out = new TreeSet<>();
+        for (JsonNode o : objects) {
+            if (!o.path("kind").asText().equals(kind)) {
+                continue;
+            }
+            for (JsonNode rule : o.path("rules")) {
+                for (JsonNode group : rule.path("apiGroups")) {
+                    for (JsonNode resource : rule.path("resources")) {
+                        for (JsonNode verb : rule.path("verbs")) {
+                            out.add(group.asText() + " " + resource.asText() + " " + verb.asText());
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+}
