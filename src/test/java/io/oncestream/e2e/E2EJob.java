@@ -85,36 +85,43 @@ final class E2EJob {
 
     /** The example exactly as it is: topic {@code orders} and the table {@code shop.paid_orders} it names. */
     static E2EJob example(KubeCluster kube, KafkaBroker kafka, CassandraNode cassandra, int partitions, int distinctOrders) {
-        // Services kept running between test runs may still hold the last run's topic and keyspace.
+        freshTopic(kafka, "orders", partitions);
+        cassandra.session().execute(com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance("DROP KEYSPACE IF EXISTS shop")
+                .setTimeout(Duration.ofSeconds(60)));
+        cassandra.session().execute("CREATE KEYSPACE shop WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+        cassandra.session().execute("CREATE TABLE shop.paid_orders (order_id text PRIMARY KEY, amount double, customer text)");
+        return new E2EJob(kube, kafka, cassandra, kube.createNamespace("e2e-example"), "orders", "shop", 42, distinctOrders, false);
+    }
+
+    /**
+     * Creates {@code topic} with a fixed name, as an example names it, deleting it first if it
+     * exists: services kept running between test runs may still hold the last run's.
+     */
+    static void freshTopic(KafkaBroker kafka, String topic, int partitions) {
         try {
             var admin = kafka.admin();
-            if (admin.listTopics().names().get().contains("orders")) {
-                admin.deleteTopics(List.of("orders")).all().get();
-                Awaits.until(Duration.ofSeconds(60), "topic orders to be deleted", () -> {
+            if (admin.listTopics().names().get().contains(topic)) {
+                admin.deleteTopics(List.of(topic)).all().get();
+                Awaits.until(Duration.ofSeconds(60), "topic " + topic + " to be deleted", () -> {
                     try {
-                        return !admin.listTopics().names().get().contains("orders");
+                        return !admin.listTopics().names().get().contains(topic);
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
                 });
             }
-            Awaits.until(Duration.ofSeconds(60), "topic orders to be created", () -> {
+            Awaits.until(Duration.ofSeconds(60), "topic " + topic + " to be created", () -> {
                 try {
-                    admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("orders", partitions, (short) 1))).all().get();
-                    kafka.awaitLeaders("orders");
+                    admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, partitions, (short) 1))).all().get();
+                    kafka.awaitLeaders(topic);
                     return true;
                 } catch (Exception e) {
                     return false; // still being deleted
                 }
             });
         } catch (Exception e) {
-            throw new IllegalStateException("cannot create topic orders", e);
+            throw new IllegalStateException("cannot create topic " + topic, e);
         }
-        cassandra.session().execute(com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance("DROP KEYSPACE IF EXISTS shop")
-                .setTimeout(Duration.ofSeconds(60)));
-        cassandra.session().execute("CREATE KEYSPACE shop WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
-        cassandra.session().execute("CREATE TABLE shop.paid_orders (order_id text PRIMARY KEY, amount double, customer text)");
-        return new E2EJob(kube, kafka, cassandra, kube.createNamespace("e2e-example"), "orders", "shop", 42, distinctOrders, false);
     }
 
     /** The example manifest, pointed at this job's topic and keyspace, with {@code edits} (each must apply). */
