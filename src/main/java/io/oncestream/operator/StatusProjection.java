@@ -54,11 +54,13 @@ public final class StatusProjection {
         if (configError != null) {
             s.phase = Phase.Failed;
             condition(s, before, now, "Ready", false, "InvalidSpec", "no workers run for an invalid spec: " + configError);
+            stalled(s, before, now, "InvalidSpec", configError);
             return s;
         }
         if (suspended && refusal == null) {
             s.phase = Phase.Suspended;
             condition(s, before, now, "Ready", false, "Suspended", "spec.suspend is true; checkpoints are kept");
+            stalled(s, before, now, null, null);
             keepTotals(s, previous);
             return s;
         }
@@ -149,8 +151,9 @@ public final class StatusProjection {
             s.phase = Phase.Failed;
             condition(s, before, now, "Ready", false, "WorkerFailed", failed);
         } else if (allReporting && completed == workers.size()) {
+            // Done as asked: ready in the sense GitOps tools read (kstatus "Current", Argo CD "Healthy").
             s.phase = Phase.Completed;
-            condition(s, before, now, "Ready", false, "Completed", "every worker drained its partitions (availableNow)");
+            condition(s, before, now, "Ready", true, "Completed", "every worker drained its partitions (availableNow)");
         } else if (allReporting && ready == workers.size() && sinkDown == null && sourceDown == null) {
             s.phase = Phase.Running;
             condition(s, before, now, "Ready", true, "WorkersReady", ready + " of " + workers.size() + " workers ready");
@@ -162,7 +165,18 @@ public final class StatusProjection {
         boolean progressing = failed == null && sinkDown == null && sourceDown == null && reporting > 0;
         condition(s, before, now, "Progressing", progressing, progressing ? "BatchesCommitting" : "NotCommitting",
                 progressing ? "batches are planned and committed" : "no batch can commit now");
+        stalled(s, before, now, failed == null ? null : "WorkerFailed", failed);
         return s;
+    }
+
+    /**
+     * {@code Stalled}: True when the job cannot get anywhere without a change of its spec (an
+     * invalid spec, a failed worker), the condition kstatus (Flux, kpt, cli-utils) reads as
+     * "Failed"; False otherwise.
+     */
+    private static void stalled(StreamJobStatus s, List<Condition> before, Instant now, String reason, String message) {
+        condition(s, before, now, "Stalled", reason != null, reason == null ? "NotStalled" : reason,
+                reason == null ? "nothing needs a change of the spec" : message);
     }
 
     private static void keepTotals(StreamJobStatus s, StreamJobStatus previous) {

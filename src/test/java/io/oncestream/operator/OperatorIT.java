@@ -77,6 +77,8 @@ class OperatorIT {
     private static OperatorProcess operator;
 
     private final FakeWorkers workers = new FakeWorkers();
+    /** The last StreamJob document seen in each phase by awaitStatus (for the Argo CD health check). */
+    private static final Map<Phase, String> SEEN = new java.util.concurrent.ConcurrentHashMap<>();
 
     @BeforeAll
     static void startOperator(KubeCluster cluster) throws Exception {
@@ -364,8 +366,38 @@ class OperatorIT {
      * hook, so the process never ended), releases the lease on its way out, and the standby takes
      * over at its next retry instead of waiting for the lease to expire.
      */
+    /**
+     * As a GitOps tool syncs: server-side apply under its own field manager, the operator
+     * reconciles and reports, the same manifest applied again: no conflict, no drift, and no
+     * field of the spec owned by anyone but the tool.
+     */
     @Test
     @Order(10)
+    void aGitOpsToolsServerSideApplyNeitherConflictsNorDrifts() {
+        String ns = kube.createNamespace("op-gitops");
+        String manifest = TestManifests.streamJob("synced", ns, Map.of()) + "  parallelism: 1\n"
+                + "  worker: {nodeSelector: {oncestream.io/test-node: none}}\n";
+        String[] ssa = {"apply", "--server-side", "--field-manager=argocd-controller", "-f", "-"};
+        kube.kubectl(manifest, ssa).orThrow();
+        awaitStatus(ns, "synced", s -> s.phase == Phase.Pending && s.observedGeneration != null);
+        long generation = job(ns, "synced").getMetadata().getGeneration();
+
+        var again = kube.kubectl(manifest, ssa);
+        assertThat(again.exitCode()).as("re-apply: " + again.stderr()).isZero();
+        var diff = kube.kubectl(manifest, "diff", "--server-side", "--field-manager=argocd-controller", "-f", "-");
+        assertThat(diff.exitCode()).as("kubectl diff --server-side (0: no difference)\n" + diff.stdout() + diff.stderr()).isZero();
+        StreamJob synced = job(ns, "synced");
+        assertThat(synced.getMetadata().getGeneration()).isEqualTo(generation);
+        assertThat(synced.getMetadata().getManagedFields()).as("managers of the StreamJob's fields")
+                .allSatisfy(m -> {
+                    if (!m.getManager().equals("argocd-controller")) {
+                        assertThat(m.getSubresource()).as(m.getManager() + " writes").isEqualTo("status");
+                    }
+                });
+    }
+
+    @Test
+    @Order(11)
     void aLeaderStoppedWithSigtermExitsAndHandsTheLeaseOver() throws Exception {
         String leader = admin.leases().inNamespace(OPERATOR_NAMESPACE).withName("oncestream-operator").get()
                 .getSpec().getHolderIdentity();
@@ -395,7 +427,7 @@ class OperatorIT {
     }
 
     @Test
-    @Order(11)
+    @Order(12)
     void aConfiguredNamespaceListIsAllThatIsWatched() throws Exception {
         String watched = kube.createNamespace("op-watched");
         String other = kube.createNamespace("op-other");
@@ -414,6 +446,33 @@ class OperatorIT {
         assertThat(job(other, "ignored").getStatus()).as("a job outside the watched namespaces is not reconciled").isNull();
         assertThat(audit.since(mark, r -> r.user().equals(OPERATOR_USER) && other.equals(r.namespace())))
                 .as("no request at all in a namespace that is not watched").isEmpty();
+    }
+
+    /** docs/gitops.md's Argo CD health check on the status documents this class's tests saw, one per phase. */
+    @Test
+    @Order(13)
+    void theArgoCdHealthCheckReadsWhatTheOperatorWrote() throws Exception {
+        assertThat(SEEN.keySet()).as("phases seen by the tests above").containsExactlyInAnyOrder(Phase.values());
+        Map<Phase, String> expected = Map.of(Phase.Pending, "Progressing", Phase.Running, "Healthy", Phase.Completed, "Healthy",
+                Phase.Degraded, "Degraded", Phase.Failed, "Degraded", Phase.Suspended, "Suspended");
+        ArgoHealthCheck check = ArgoHealthCheck.fromDocs();
+        Path work = Files.createDirectories(install.workDir().resolve("argo"));
+        for (Phase phase : Phase.values()) {
+            var document = new com.fasterxml.jackson.databind.ObjectMapper().readTree(SEEN.get(phase));
+            ArgoHealthCheck.Health health = check.evaluate(document, work);
+            System.out.println("[operator] Argo CD health of a " + phase + " job: " + health);
+            assertThat(health.status()).as(phase + " -> " + health).isEqualTo(expected.get(phase));
+            assertThat(health.message()).as(phase + " message").isNotBlank().isNotEqualTo("nil");
+        }
+        var stale = (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(SEEN.get(Phase.Running));
+        ((com.fasterxml.jackson.databind.node.ObjectNode) stale.get("metadata"))
+                .put("generation", stale.at("/status/observedGeneration").asLong() + 1);
+        assertThat(check.evaluate(stale, work).status()).as("a spec change not yet reconciled").isEqualTo("Progressing");
+        var fresh = (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(SEEN.get(Phase.Running));
+        fresh.remove("status");
+        assertThat(check.evaluate(fresh, work).status()).as("no status yet").isEqualTo("Progressing");
     }
 
     // ---------------------------------------------------------------------------------------
@@ -452,7 +511,11 @@ class OperatorIT {
             Awaits.until(WAIT, "status of " + ns + "/" + name, () -> {
                 StreamJob job = job(ns, name);
                 seen[0] = job == null ? null : job.getStatus();
-                return seen[0] != null && until.test(seen[0]);
+                boolean done = seen[0] != null && until.test(seen[0]);
+                if (done && seen[0].phase != null) {
+                    SEEN.put(seen[0].phase, io.fabric8.kubernetes.client.utils.Serialization.asJson(job));
+                }
+                return done;
             });
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "; last status: " + io.fabric8.kubernetes.client.utils.Serialization

@@ -37,7 +37,8 @@ class StatusProjectionTest {
         assertThat(s.workers).extracting(w -> w.name + " " + w.state + " " + w.batchId)
                 .containsExactly("paid-orders-0 IDLE 12", "paid-orders-1 WRITING 11");
         assertThat(conditions(s)).containsEntry("Ready", "True").containsEntry("ConfigValid", "True")
-                .containsEntry("SinkAvailable", "True").containsEntry("SourceAvailable", "True").containsEntry("Progressing", "True");
+                .containsEntry("SinkAvailable", "True").containsEntry("SourceAvailable", "True").containsEntry("Progressing", "True")
+                .containsEntry("Stalled", "False");
     }
 
     @Test
@@ -72,19 +73,25 @@ class StatusProjectionTest {
     @Test
     void completedFailedInvalidAndSuspended() {
         StreamJob job = WorkerResourcesTest.job("");
-        assertThat(StatusProjection.project(job, null, null, List.of(
-                worker(0, progress(EngineState.COMPLETED, 3, Map.of(), true, null))), T0).phase).isEqualTo(Phase.Completed);
+        StreamJobStatus completed = StatusProjection.project(job, null, null, List.of(
+                worker(0, progress(EngineState.COMPLETED, 3, Map.of(), true, null))), T0);
+        assertThat(completed.phase).isEqualTo(Phase.Completed);
+        assertThat(conditions(completed)).as("done as asked: what kstatus reads as Current")
+                .containsEntry("Ready", "True").containsEntry("Stalled", "False");
 
         StreamJobStatus failed = StatusProjection.project(job, null, null, List.of(
                 worker(0, progress(EngineState.FAILED, 3, Map.of(), true, "bad record at orders-0 offset 17: ..."))), T0);
         assertThat(failed.phase).isEqualTo(Phase.Failed);
         assertThat(condition(failed, "Ready").message).isEqualTo("paid-orders-0: bad record at orders-0 offset 17: ...");
+        assertThat(condition(failed, "Stalled").status).as("what kstatus reads as Failed").isEqualTo("True");
+        assertThat(condition(failed, "Stalled").reason).isEqualTo("WorkerFailed");
 
         StreamJobStatus invalid = StatusProjection.project(job, null,
                 "spec.sink.cassandra.columns.amount: CEL expression does not compile", List.of(), T0);
         assertThat(invalid.phase).isEqualTo(Phase.Failed);
         assertThat(condition(invalid, "ConfigValid").status).isEqualTo("False");
         assertThat(condition(invalid, "ConfigValid").message).startsWith("spec.sink.cassandra.columns.amount");
+        assertThat(conditions(invalid)).containsEntry("Stalled", "True");
 
         StreamJob suspended = WorkerResourcesTest.job("  suspend: true\n");
         assertThat(StatusProjection.project(suspended, null, null, List.of(), T0).phase).isEqualTo(Phase.Suspended);
