@@ -55,8 +55,7 @@ start_operator() {
     | sed -e "s/^\(\s*token:\).*/\1 $token/" -e "s/namespace: default/namespace: oncestream-system/" > "$data/operator.kubeconfig"
   chmod 600 "$data/operator.kubeconfig"
   : > "$data/operator.log"
-  # One operator, so no leader election (with it on, the SDK's shutdown hook keeps a SIGTERM'd
-  # operator from exiting; see docs/operator.md).
+  # One operator, so no leader election is needed.
   start_daemon "$data/operator.pid" "$data/operator.log" \
     env KUBECONFIG="$data/operator.kubeconfig" java -Xmx256m -Dquarkus.http.host=127.0.0.1 -Doncestream.operator.poll-interval=2s \
     -Doncestream.operator.leader-election.enabled=false -jar "$app/quarkus-run.jar" operator
