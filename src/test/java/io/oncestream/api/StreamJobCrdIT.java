@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.Map;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -39,6 +40,12 @@ class StreamJobCrdIT {
                 .orThrow();
         kube.kubectl(null, "wait", "--for=condition=Established", "--timeout=60s", "crd/streamjobs.oncestream.io").orThrow();
         namespace = kube.createNamespace("crd");
+    }
+
+    /** Its jobs would otherwise be run by the operators of later test classes, which watch every namespace. */
+    @AfterAll
+    static void deleteNamespace(KubeCluster kube) {
+        kube.admin().namespaces().withName(namespace).delete();
     }
 
     @Test

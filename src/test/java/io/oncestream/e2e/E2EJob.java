@@ -58,6 +58,10 @@ final class E2EJob {
         for (String ns : NAMESPACES) {
             kube.admin().namespaces().withName(ns).delete();
         }
+        // Gone, not just terminating: an operator of the next class would otherwise reconcile
+        // jobs in a terminating namespace, and be refused (403) every write there.
+        Awaits.until(Duration.ofSeconds(180), "the test namespaces " + NAMESPACES + " to be gone", () ->
+                NAMESPACES.stream().allMatch(ns -> kube.admin().namespaces().withName(ns).get() == null));
         NAMESPACES.clear();
     }
 

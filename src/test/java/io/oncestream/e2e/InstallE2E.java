@@ -74,51 +74,56 @@ class InstallE2E {
         String ns = kube.createNamespace("e2e-helm-system");
         String user = "system:serviceaccount:" + ns + ":e2e-operator";
         helm("install", "e2e", CHART, "-n", ns, "--wait", "--timeout", "180s", "--set", "operator.pollInterval=2s");
-        Pod operator = operatorPod(ns, "e2e-operator");
-        assertThat(operator.getSpec().getServiceAccountName()).isEqualTo("e2e-operator");
-        assertThat(operator.getSpec().getContainers().get(0).getEnv()).noneMatch(e -> e.getName().equals("KUBECONFIG"));
-        assertThat(operator.getStatus().getContainerStatuses().get(0).getReady()).isTrue();
+        try {
+            Pod operator = operatorPod(ns, "e2e-operator");
+            assertThat(operator.getSpec().getServiceAccountName()).isEqualTo("e2e-operator");
+            assertThat(operator.getSpec().getContainers().get(0).getEnv()).noneMatch(e -> e.getName().equals("KUBECONFIG"));
+            assertThat(operator.getStatus().getContainerStatuses().get(0).getReady()).isTrue();
 
-        E2EJob job = E2EJob.example(kube, kafka, cassandra, 6, 2000);
-        job.produce(3000);
-        kube.kubectl(null, "apply", "-n", job.namespace, "-f", EXAMPLE).orThrow();
-        job.awaitExactTable(WAIT);
-        job.awaitStatus("Running with lag 0", WAIT, s -> s.phase == Phase.Running && s.lag != null && s.lag == 0);
-        assertThat(audit.since(0, r -> r.user().equals(user) && r.code() == 403)).as("calls the chart's RBAC refused").isEmpty();
+            E2EJob job = E2EJob.example(kube, kafka, cassandra, 6, 2000);
+            job.produce(3000);
+            kube.kubectl(null, "apply", "-n", job.namespace, "-f", EXAMPLE).orThrow();
+            job.awaitExactTable(WAIT);
+            job.awaitStatus("Running with lag 0", WAIT, s -> s.phase == Phase.Running && s.lag != null && s.lag == 0);
+            assertThat(audit.since(0, r -> r.user().equals(user) && r.code() == 403)).as("calls the chart's RBAC refused").isEmpty();
 
-        // helm upgrade with a changed setting: a new operator pod; the job's objects and pods untouched.
-        Map<String, String> workers = workerPods(job);
-        String statefulSetVersion = statefulSetVersion(job);
-        long mark = audit.mark();
-        helm("upgrade", "e2e", CHART, "-n", ns, "--reuse-values", "--set", "operator.pollInterval=3s", "--wait", "--timeout", "180s");
-        Awaits.until(WAIT, "the old operator pod to be gone", () -> kube.admin().pods().inNamespace(ns).list().getItems().stream()
-                .noneMatch(p -> p.getMetadata().getName().equals(operator.getMetadata().getName())));
-        Pod upgraded = operatorPod(ns, "e2e-operator");
-        assertThat(upgraded.getMetadata().getName()).isNotEqualTo(operator.getMetadata().getName());
-        long batchBefore = job.status().batchId;
-        job.produce(1000);
-        job.awaitExactTable(WAIT);
-        job.awaitStatus("the new operator reporting later batches", WAIT, s -> s.batchId != null && s.batchId > batchBefore && s.lag != null && s.lag == 0);
-        assertThat(workerPods(job)).as("worker pods (name -> uid, restarts) after the upgrade").isEqualTo(workers);
-        assertThat(statefulSetVersion(job)).as("the StatefulSet is not rewritten by the upgrade").isEqualTo(statefulSetVersion);
-        assertThat(audit.since(mark, r -> r.user().equals(user) && r.isWrite()))
-                .as("the upgraded operator's writes: status patches only")
-                .isNotEmpty()
-                .allMatch(r -> r.resource().equals("streamjobs") && "status".equals(r.subresource()));
+            // helm upgrade with a changed setting: a new operator pod; the job's objects and pods untouched.
+            Map<String, String> workers = workerPods(job);
+            String statefulSetVersion = statefulSetVersion(job);
+            long mark = audit.mark();
+            helm("upgrade", "e2e", CHART, "-n", ns, "--reuse-values", "--set", "operator.pollInterval=3s", "--wait", "--timeout", "180s");
+            Awaits.until(WAIT, "the old operator pod to be gone", () -> kube.admin().pods().inNamespace(ns).list().getItems().stream()
+                    .noneMatch(p -> p.getMetadata().getName().equals(operator.getMetadata().getName())));
+            Pod upgraded = operatorPod(ns, "e2e-operator");
+            assertThat(upgraded.getMetadata().getName()).isNotEqualTo(operator.getMetadata().getName());
+            long batchBefore = job.status().batchId;
+            job.produce(1000);
+            job.awaitExactTable(WAIT);
+            job.awaitStatus("the new operator reporting later batches", WAIT, s -> s.batchId != null && s.batchId > batchBefore && s.lag != null && s.lag == 0);
+            assertThat(workerPods(job)).as("worker pods (name -> uid, restarts) after the upgrade").isEqualTo(workers);
+            assertThat(statefulSetVersion(job)).as("the StatefulSet is not rewritten by the upgrade").isEqualTo(statefulSetVersion);
+            assertThat(audit.since(mark, r -> r.user().equals(user) && r.isWrite()))
+                    .as("the upgraded operator's writes: status patches only")
+                    .isNotEmpty()
+                    .allMatch(r -> r.resource().equals("streamjobs") && "status".equals(r.subresource()));
 
-        // helm uninstall: the operator goes, the job, its workers and its checkpoints stay and keep working.
-        helm("uninstall", "e2e", "-n", ns, "--wait", "--timeout", "120s");
-        Awaits.until(WAIT, "the operator pods to be gone", () -> kube.admin().pods().inNamespace(ns).list().getItems().isEmpty());
-        assertThat(kube.admin().apps().deployments().inNamespace(ns).list().getItems()).isEmpty();
-        assertThat(kube.admin().rbac().clusterRoles().withName("e2e-operator").get()).isNull();
-        assertThat(job.job()).as("the StreamJob after helm uninstall").isNotNull();
-        assertThat(kube.admin().apiextensions().v1().customResourceDefinitions().withName("streamjobs.oncestream.io").get()).isNotNull();
-        assertThat(workerPods(job)).as("worker pods after helm uninstall").isEqualTo(workers);
-        assertThat(kube.admin().persistentVolumeClaims().inNamespace(job.namespace).list().getItems()).hasSize(2);
-        job.produce(500);
-        job.awaitExactTable(WAIT);
-        System.out.printf("[e2e] helm: %d records exact through install, upgrade and uninstall%n", job.produced());
-        kube.admin().namespaces().withName(job.namespace).delete();
+            // helm uninstall: the operator goes, the job, its workers and its checkpoints stay and keep working.
+            helm("uninstall", "e2e", "-n", ns, "--wait", "--timeout", "120s");
+            Awaits.until(WAIT, "the operator pods to be gone", () -> kube.admin().pods().inNamespace(ns).list().getItems().isEmpty());
+            assertThat(kube.admin().apps().deployments().inNamespace(ns).list().getItems()).isEmpty();
+            assertThat(kube.admin().rbac().clusterRoles().withName("e2e-operator").get()).isNull();
+            assertThat(job.job()).as("the StreamJob after helm uninstall").isNotNull();
+            assertThat(kube.admin().apiextensions().v1().customResourceDefinitions().withName("streamjobs.oncestream.io").get()).isNotNull();
+            assertThat(workerPods(job)).as("worker pods after helm uninstall").isEqualTo(workers);
+            assertThat(kube.admin().persistentVolumeClaims().inNamespace(job.namespace).list().getItems()).hasSize(2);
+            job.produce(500);
+            job.awaitExactTable(WAIT);
+            System.out.printf("[e2e] helm: %d records exact through install, upgrade and uninstall%n", job.produced());
+            E2EJob.deleteAll(kube);
+        } finally {
+            kube.helm("uninstall", "e2e", "-n", ns, "--wait", "--timeout", "120s"); // no-op when the test got that far
+            Awaits.until(WAIT, "the operator pods to be gone", () -> kube.admin().pods().inNamespace(ns).list().getItems().isEmpty());
+        }
     }
 
     @Test
@@ -138,11 +143,13 @@ class InstallE2E {
             job.awaitStatus("Running with lag 0", WAIT, s -> s.phase == Phase.Running && s.lag != null && s.lag == 0);
             var wait = kube.kubectl(null, "wait", "-n", job.namespace, "--for=condition=Ready", "--timeout=60s", "sj/" + job.name);
             assertThat(wait.exitCode()).as("kubectl wait: " + wait.stderr()).isZero();
-            kube.admin().namespaces().withName(job.namespace).delete();
+            E2EJob.deleteAll(kube);
         } finally {
             // The operator goes; the CRD (and every StreamJob with it) stays.
             kube.kubectl(null, "delete", "-n", "oncestream-system", "deployment/oncestream-operator", "configmap/oncestream-operator",
                     "service/oncestream-operator-metrics", "--wait=true").orThrow();
+            Awaits.until(WAIT, "the operator pod to be gone", () -> kube.admin().pods().inNamespace("oncestream-system")
+                    .withLabel("app.kubernetes.io/component", "operator").list().getItems().isEmpty());
         }
     }
 
