@@ -2,7 +2,6 @@ package io.oncestream.e2e;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.oncestream.testing.CassandraExtension;
@@ -13,14 +12,13 @@ import io.oncestream.testing.KubeCluster;
 import io.oncestream.testing.KubeExtension;
 import io.oncestream.testing.LocalNode;
 import io.oncestream.testing.NodeExtension;
-import io.oncestream.testing.OperatorInstall;
-import io.oncestream.testing.OperatorProcess;
+import io.oncestream.testing.OperatorRelease;
 
 /**
  * What every end-to-end test class stands on: the test run's Kafka, Cassandra, control plane
- * and node (started once per run), and the operator installed with the committed CRD and RBAC
- * and running as its ServiceAccount for the class. After the class, its jobs' namespaces are
- * deleted and the operator stops; its log is in {@code target/e2e/<class>/}.
+ * and node (started once per run), and the operator installed for the class with the Helm
+ * chart, as a pod on the node with this build's image and the chart's RBAC. After the class,
+ * its jobs' namespaces are deleted and the operator is uninstalled.
  */
 @ExtendWith({KubeExtension.class, KafkaExtension.class, CassandraExtension.class, NodeExtension.class})
 abstract class E2ETest {
@@ -29,25 +27,22 @@ abstract class E2ETest {
     static KafkaBroker kafka;
     static CassandraNode cassandra;
     static LocalNode node;
-    static OperatorInstall install;
-    static OperatorProcess operator;
+    static OperatorRelease operator;
 
     @BeforeAll
-    static void startOperator(KubeCluster cluster, KafkaBroker broker, CassandraNode cassandraNode, LocalNode localNode,
-            TestInfo test) {
+    static void installOperator(KubeCluster cluster, KafkaBroker broker, CassandraNode cassandraNode, LocalNode localNode) {
         kube = cluster;
         kafka = broker;
         cassandra = cassandraNode;
         node = localNode;
-        install = OperatorInstall.install(kube, "e2e/" + test.getTestClass().orElseThrow().getSimpleName());
-        operator = install.startLeading("operator-1.log", E2ESettings.OPERATOR, E2ESettings.WAIT);
+        operator = OperatorRelease.install(kube, node, "e2e", E2ESettings.OPERATOR, E2ESettings.WAIT);
     }
 
     @AfterAll
-    static void deleteJobsAndStopOperator() {
+    static void deleteJobsAndUninstallOperator() {
         E2EJob.deleteAll(kube);
         if (operator != null) {
-            operator.close();
+            operator.uninstall(E2ESettings.WAIT);
             operator = null;
         }
     }

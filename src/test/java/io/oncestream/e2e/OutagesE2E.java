@@ -10,13 +10,13 @@ import org.junit.jupiter.api.Test;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.testing.AuditLog;
-import io.oncestream.testing.OperatorInstall;
+import io.oncestream.testing.Awaits;
 
 /**
  * The world around a running StreamJob fails while records keep arriving: Cassandra stops for
  * 30 s (the job goes Degraded with SinkAvailable=False and comes back by itself), and the
- * operator is killed with SIGKILL and started again (status resumes; it rewrites none of the
- * job's objects). The table ends exactly as the records say.
+ * operator's JVM is killed with SIGKILL in its pod and the kubelet restarts it (status
+ * resumes; it rewrites none of the job's objects). The table ends exactly as the records say.
  */
 class OutagesE2E extends E2ETest {
 
@@ -53,18 +53,21 @@ class OutagesE2E extends E2ETest {
             // The operator dies mid-stream and comes back.
             long batchBefore = job.status().batchId;
             AuditLog audit = kube.auditLog();
-            operator.kill9();
+            int restarts = operator.restarts();
             long mark = audit.mark();
-            Thread.sleep(3000);
-            operator = install.startLeading("operator-2.log", E2ESettings.OPERATOR, E2ESettings.WAIT);
+            operator.kill9();
+            // The kubelet restarts the container, as it would any crashed operator.
+            Awaits.until(E2ESettings.WAIT, "the operator container restarted",
+                    () -> operator.restarts() > restarts);
+            operator.awaitReady(E2ESettings.WAIT);
             job.awaitStatus("status resumed past batch " + batchBefore, E2ESettings.WAIT,
                     s -> s.batchId != null && s.batchId > batchBefore + 2 && s.phase == Phase.Running);
-            List<AuditLog.Request> writes = audit.since(mark, r -> r.user().equals(OperatorInstall.USER) && r.isWrite()
+            List<AuditLog.Request> writes = audit.since(mark, r -> r.user().equals(operator.user()) && r.isWrite()
                     && job.namespace.equals(r.namespace()));
             assertThat(writes).as("the restarted operator's writes in the job's namespace")
                     .allSatisfy(w -> assertThat(w.resource() + "/" + w.subresource()).isIn("streamjobs/status", "events/null"));
             assertThat(writes).as("status patches after the restart").anyMatch(w -> "status".equals(w.subresource()));
-            assertThat(audit.since(mark, r -> r.user().equals(OperatorInstall.USER) && r.code() == 403)).isEmpty();
+            assertThat(audit.since(mark, r -> r.user().equals(operator.user()) && r.code() == 403)).isEmpty();
         }
         job.awaitExactTable(E2ESettings.WAIT);
     }

@@ -67,6 +67,14 @@ public final class LocalNode {
      * container (found by the container id in the process's cgroup), if it runs.
      */
     public OptionalLong workerPid(Pod pod) {
+        return jvmPid(pod, "worker");
+    }
+
+    /**
+     * The PID of the JVM started with entry point {@code entry} ({@code worker} or
+     * {@code operator}) in {@code pod}'s current container, if it runs.
+     */
+    public OptionalLong jvmPid(Pod pod, String entry) {
         if (pod == null || pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
             return OptionalLong.empty();
         }
@@ -78,7 +86,7 @@ public final class LocalNode {
         }
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
-                if (read(proc.resolve("cmdline")).contains("quarkus-run.jar\0worker\0") && read(proc.resolve("cgroup")).contains(id)) {
+                if (read(proc.resolve("cmdline")).contains("quarkus-run.jar\0" + entry) && read(proc.resolve("cgroup")).contains(id)) {
                     return OptionalLong.of(Long.parseLong(proc.getFileName().toString()));
                 }
             }
