@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
+import io.oncestream.testing.GeneratedSection;
 import io.oncestream.testing.LocalService;
 
 /**
@@ -35,18 +36,7 @@ class StreamJobDocsTest {
 
     @Test
     void theFieldTablesAreTheCrds() throws IOException {
-        String expected = fieldTables(schema());
-        Path written = REPO.resolve("target/streamjob-fields.md");
-        Files.createDirectories(written.getParent());
-        Files.writeString(written, expected);
-        String doc = Files.readString(REPO.resolve("docs/streamjob.md"));
-        int start = doc.indexOf(START);
-        int end = doc.indexOf(END);
-        assertThat(start).as("docs/streamjob.md has the start marker").isNotNegative();
-        assertThat(end).isGreaterThan(start);
-        assertThat(doc.substring(start + START.length(), end).strip())
-                .as("docs/streamjob.md's field tables are out of date: replace them with target/streamjob-fields.md")
-                .isEqualTo(expected.strip());
+        GeneratedSection.assertCurrent("docs/streamjob.md", START, END, fieldTables(schema()), "streamjob-fields.md");
     }
 
     @Test

@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
+import io.oncestream.testing.GeneratedSection;
 import io.oncestream.testing.LocalService;
 
 /**
@@ -63,18 +64,7 @@ class HelmChartFilesTest {
 
     @Test
     void theReadmeTableListsEveryDocumentedValueWithItsDefault() throws IOException {
-        String expected = valuesTable();
-        Path written = REPO.resolve("target/helm-values-table.md");
-        Files.createDirectories(written.getParent());
-        Files.writeString(written, expected);
-        String readme = Files.readString(CHART.resolve("README.md"));
-        int start = readme.indexOf(TABLE_START);
-        int end = readme.indexOf(TABLE_END);
-        assertThat(start).as("README has the table's start marker").isNotNegative();
-        assertThat(end).as("README has the table's end marker").isGreaterThan(start);
-        assertThat(readme.substring(start + TABLE_START.length(), end).strip())
-                .as("helm/oncestream/README.md's values table is out of date: replace it with target/helm-values-table.md")
-                .isEqualTo(expected.strip());
+        GeneratedSection.assertCurrent("helm/oncestream/README.md", TABLE_START, TABLE_END, valuesTable(), "helm-values-table.md");
     }
 
     /**
