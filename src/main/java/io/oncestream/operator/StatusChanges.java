@@ -18,4 +18,9 @@ public final class StatusChanges {
         }
         return !JSON.valueToTree(stored).equals(JSON.valueToTree(projected));
     }
+
+    /** A deep copy. */
+    static StreamJobStatus copy(StreamJobStatus status) {
+        return JSON.convertValue(JSON.valueToTree(status), StreamJobStatus.class);
+    }
 }

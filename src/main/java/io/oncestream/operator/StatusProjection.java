@@ -179,6 +179,25 @@ public final class StatusProjection {
                 reason == null ? "nothing needs a change of the spec" : message);
     }
 
+    /**
+     * The status after a reconcile that failed (the API server refused a write, say): what the
+     * previous status said about the workers, with {@code Ready=False}, reason
+     * {@code ReconcileFailed} and the failure; {@code observedGeneration} is not advanced. The
+     * next reconcile that succeeds projects the status afresh.
+     */
+    public static StreamJobStatus reconcileFailed(StreamJob job, StreamJobStatus previous, String failure, Instant now) {
+        StreamJobStatus s = previous == null ? new StreamJobStatus() : StatusChanges.copy(previous);
+        List<Condition> before = previous == null ? List.of() : previous.conditions;
+        if (s.phase == null) {
+            s.phase = Phase.Pending;
+        }
+        List<Condition> others = new ArrayList<>(before.stream().filter(c -> !c.type.equals("Ready")).toList());
+        s.conditions = new ArrayList<>();
+        condition(s, before, now, "Ready", false, "ReconcileFailed", "the operator could not apply the job (retrying): " + failure);
+        s.conditions.addAll(others);
+        return s;
+    }
+
     private static void keepTotals(StreamJobStatus s, StreamJobStatus previous) {
         if (previous != null) {
             s.batchId = previous.batchId;

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
@@ -142,6 +143,28 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             control.rescheduleAfter(config.pollInterval());
         }
         return control;
+    }
+
+    /**
+     * A reconcile that threw (the API server refused a write, a dependent could not be applied):
+     * the status says so in {@code Ready} (reason {@code ReconcileFailed}) and a Warning event
+     * records it once per distinct failure; the SDK retries with back-off.
+     */
+    @Override
+    public ErrorStatusUpdateControl<StreamJob> updateErrorStatus(StreamJob job, Context<StreamJob> context, Exception e) {
+        String failure = ReconcileFailures.describe(e);
+        String name = job.getMetadata().getName();
+        LOG.warnf("%s/%s: reconcile failed: %s", job.getMetadata().getNamespace(), name, failure);
+        StreamJobStatus previous = job.getStatus();
+        StreamJobStatus failed = StatusProjection.reconcileFailed(job, previous, failure, Instant.now().truncatedTo(ChronoUnit.SECONDS));
+        if (!StatusChanges.differ(previous, failed)) {
+            return ErrorStatusUpdateControl.noStatusUpdate();
+        }
+        events.record(job, List.of(new PhaseEvents.JobEvent("Warning", "ReconcileFailed", failure)));
+        StreamJob patch = new StreamJob();
+        patch.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(job.getMetadata().getNamespace()).build());
+        patch.setStatus(failed);
+        return ErrorStatusUpdateControl.patchStatus(patch);
     }
 
     /** A change of topics, table or parallelism under existing checkpoints, compared with the applied ConfigMap. */

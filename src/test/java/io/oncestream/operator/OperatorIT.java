@@ -77,6 +77,8 @@ class OperatorIT {
     private static OperatorProcess operator;
 
     private final FakeWorkers workers = new FakeWorkers();
+    /** Namespaces where a ResourceQuota refuses writes on purpose (403 there is the test, not the RBAC). */
+    private static final Set<String> QUOTA_REFUSALS = new java.util.concurrent.CopyOnWriteArraySet<>();
     /** The last StreamJob document seen in each phase by awaitStatus (for the Argo CD health check). */
     private static final Map<Phase, String> SEEN = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -93,7 +95,8 @@ class OperatorIT {
     @AfterEach
     void noCallWasForbidden() {
         workers.close();
-        List<AuditLog.Request> forbidden = audit.since(runMark, r -> r.user().equals(OPERATOR_USER) && r.code() == 403);
+        List<AuditLog.Request> forbidden = audit.since(runMark, r -> r.user().equals(OPERATOR_USER) && r.code() == 403
+                && !QUOTA_REFUSALS.contains(r.namespace()));
         assertThat(forbidden).as("calls the operator's RBAC refused").isEmpty();
     }
 
@@ -333,8 +336,39 @@ class OperatorIT {
         assertThat(metrics).contains("oncestream_operator_streamjobs{phase=\"Pending\"}");
     }
 
+    /**
+     * The API server refuses a write (a ResourceQuota allows no Service): the status says so,
+     * naming the refusal, an event records it, and once the quota is gone the retries succeed.
+     */
     @Test
     @Order(9)
+    void aRefusedWriteIsReportedInTheStatusAndRetried() {
+        String ns = kube.createNamespace("op-refused");
+        QUOTA_REFUSALS.add(ns);
+        kube.kubectl("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: no-services, namespace: " + ns
+                + "}\nspec: {hard: {services: \"0\"}}\n", "apply", "-f", "-").orThrow();
+        apply(ns, "refused", Map.of("parallelism: 2", "parallelism: 1"));
+        StreamJobStatus failed = awaitStatus(ns, "refused", s -> "ReconcileFailed".equals(reasonOf(s, "Ready")));
+        Condition ready = condition(failed, "Ready");
+        assertThat(ready.status).isEqualTo("False");
+        assertThat(ready.message).contains("refused-workers").contains("exceeded quota").contains("HTTP 403");
+        assertThat(failed.observedGeneration).as("a failed reconcile observed nothing").isNull();
+        Awaits.until(WAIT, "a ReconcileFailed event", () -> events(ns, "refused").stream()
+                .anyMatch(e -> e.startsWith("Warning ReconcileFailed") && e.contains("exceeded quota")));
+
+        admin.resourceQuotas().inNamespace(ns).withName("no-services").delete();
+        StreamJobStatus recovered = awaitStatus(ns, "refused", s -> s.phase == Phase.Pending && s.observedGeneration != null);
+        assertThat(reasonOf(recovered, "Ready")).isEqualTo("WorkersStarting");
+        assertThat(admin.services().inNamespace(ns).withName(StreamJobResources.serviceName("refused")).get()).isNotNull();
+    }
+
+    private static String reasonOf(StreamJobStatus s, String type) {
+        return s.conditions == null ? null : s.conditions.stream().filter(c -> c.type.equals(type)).map(c -> c.reason)
+                .findFirst().orElse(null);
+    }
+
+    @Test
+    @Order(10)
     void onlyTheLeaseHolderReconcilesAndAStandbyTakesOver() throws Exception {
         Lease lease = admin.leases().inNamespace(OPERATOR_NAMESPACE).withName("oncestream-operator").get();
         String leader = lease.getSpec().getHolderIdentity();
@@ -372,7 +406,7 @@ class OperatorIT {
      * field of the spec owned by anyone but the tool.
      */
     @Test
-    @Order(10)
+    @Order(11)
     void aGitOpsToolsServerSideApplyNeitherConflictsNorDrifts() {
         String ns = kube.createNamespace("op-gitops");
         String manifest = TestManifests.streamJob("synced", ns, Map.of()) + "  parallelism: 1\n"
@@ -397,7 +431,7 @@ class OperatorIT {
     }
 
     @Test
-    @Order(11)
+    @Order(12)
     void aLeaderStoppedWithSigtermExitsAndHandsTheLeaseOver() throws Exception {
         String leader = admin.leases().inNamespace(OPERATOR_NAMESPACE).withName("oncestream-operator").get()
                 .getSpec().getHolderIdentity();
@@ -427,7 +461,7 @@ class OperatorIT {
     }
 
     @Test
-    @Order(12)
+    @Order(13)
     void aConfiguredNamespaceListIsAllThatIsWatched() throws Exception {
         String watched = kube.createNamespace("op-watched");
         String other = kube.createNamespace("op-other");
@@ -450,7 +484,7 @@ class OperatorIT {
 
     /** docs/gitops.md's Argo CD health check on the status documents this class's tests saw, one per phase. */
     @Test
-    @Order(13)
+    @Order(14)
     void theArgoCdHealthCheckReadsWhatTheOperatorWrote() throws Exception {
         assertThat(SEEN.keySet()).as("phases seen by the tests above").containsExactlyInAnyOrder(Phase.values());
         Map<Phase, String> expected = Map.of(Phase.Pending, "Progressing", Phase.Running, "Healthy", Phase.Completed, "Healthy",
