@@ -1,6 +1,7 @@
 package io.oncestream.api;
 
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
@@ -26,6 +27,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Rate", jsonPath = ".status.rates.inputRecordsPerSecond",
         type = AdditionalPrinterColumn.Type.NUMBER)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@ValidationRule(value = "size(self.metadata.name) <= " + StreamJobResources.MAX_NAME_LENGTH,
+        message = "metadata.name must have at most " + StreamJobResources.MAX_NAME_LENGTH
+                + " characters: the job's StatefulSet labels its pods with <name>-<revision hash of up to 10 characters>,"
+                + " and a label value has at most 63")
 public class StreamJob extends CustomResource<StreamJobSpec, StreamJobStatus> implements Namespaced {
 
     public static final String GROUP = "oncestream.io";

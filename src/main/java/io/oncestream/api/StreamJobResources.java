@@ -9,6 +9,14 @@ import java.util.TreeMap;
  */
 public final class StreamJobResources {
 
+    /**
+     * The longest StreamJob name whose objects all have valid names and labels: the
+     * StatefulSet {@code <job>} labels its pods {@code controller-revision-hash: <job>-<hash>},
+     * the hash up to 10 characters and a label value at most 63 (the other names are shorter:
+     * {@code <job>-workers}, {@code <job>-255}). The CRD refuses longer names at apply.
+     */
+    public static final int MAX_NAME_LENGTH = 52;
+
     /** Port of the worker's HTTP endpoints. */
     public static final int WORKER_HTTP_PORT = 8080;
     /** Key of the worker configuration in the job's ConfigMap. */

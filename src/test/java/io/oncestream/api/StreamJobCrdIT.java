@@ -137,6 +137,21 @@ class StreamJobCrdIT {
         assertThat(kube.kubectl(null, "get", "sj", name, "-n", namespace).exitCode()).as("nothing was stored").isNotZero();
     }
 
+    /** A name whose objects could not all be made is refused at apply; the longest that fits is accepted. */
+    @Test
+    void aNameTooLongForTheJobsObjectsIsRejectedByKubectlApply(KubeCluster kube) {
+        String longest = "n" + "x".repeat(StreamJobResources.MAX_NAME_LENGTH - 1);
+        String tooLong = longest + "y";
+        Command.Result refused = kube.kubectl(manifest(tooLong, Map.of()), "apply", "-f", "-");
+        assertThat(refused.exitCode()).isNotZero();
+        assertThat(refused.stderr()).contains("metadata.name must have at most 52 characters");
+        Command.Result accepted = kube.kubectl(manifest(longest, Map.of()), "apply", "-f", "-");
+        assertThat(accepted.exitCode()).as(accepted.stderr()).isZero();
+        // The names and labels the operator derives from it are all valid.
+        assertThat(StreamJobResources.serviceName(longest).length()).isLessThanOrEqualTo(63);
+        assertThat((StreamJobResources.statefulSetName(longest) + "-" + "0123456789").length()).isEqualTo(63);
+    }
+
     private static String manifest(String name, Map<String, String> edit) {
         return TestManifests.streamJob(name, namespace, edit);
     }
