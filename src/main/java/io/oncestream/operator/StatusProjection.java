@@ -143,10 +143,16 @@ public final class StatusProjection {
         s.totals = reporting > 0 ? totals : null;
         s.rates = reporting > 0 ? rates : null;
 
-        condition(s, before, now, "SinkAvailable", sinkDown == null, sinkDown == null ? "WritesAcknowledged" : "WritesFailing",
-                sinkDown == null ? "Cassandra acknowledges writes" : "retrying writes, nothing is committed meanwhile: " + sinkDown);
-        condition(s, before, now, "SourceAvailable", sourceDown == null, sourceDown == null ? "KafkaReachable" : "KafkaUnreachable",
-                sourceDown == null ? "Kafka answers" : sourceDown);
+        if (reporting == 0) {
+            // Nobody has tried Cassandra or Kafka yet: neither available nor not.
+            condition(s, before, now, "SinkAvailable", "Unknown", "NoWorkerReported", "no worker has reported yet");
+            condition(s, before, now, "SourceAvailable", "Unknown", "NoWorkerReported", "no worker has reported yet");
+        } else {
+            condition(s, before, now, "SinkAvailable", sinkDown == null, sinkDown == null ? "WritesAcknowledged" : "WritesFailing",
+                    sinkDown == null ? "Cassandra acknowledges writes" : "retrying writes, nothing is committed meanwhile: " + sinkDown);
+            condition(s, before, now, "SourceAvailable", sourceDown == null, sourceDown == null ? "KafkaReachable" : "KafkaUnreachable",
+                    sourceDown == null ? "Kafka answers" : sourceDown);
+        }
         if (failed != null) {
             s.phase = Phase.Failed;
             condition(s, before, now, "Ready", false, "WorkerFailed", failed);
@@ -209,9 +215,14 @@ public final class StatusProjection {
     /** Adds the condition, keeping the previous lastTransitionTime unless the status flipped. */
     private static void condition(StreamJobStatus s, List<Condition> before, Instant now, String type, boolean ok,
             String reason, String message) {
+        condition(s, before, now, type, ok ? "True" : "False", reason, message);
+    }
+
+    private static void condition(StreamJobStatus s, List<Condition> before, Instant now, String type, String status,
+            String reason, String message) {
         Condition c = new Condition();
         c.type = type;
-        c.status = ok ? "True" : "False";
+        c.status = status;
         c.reason = reason;
         c.message = message;
         c.observedGeneration = s.observedGeneration;

@@ -93,6 +93,13 @@ class StatusProjectionTest {
         assertThat(condition(invalid, "ConfigValid").message).startsWith("spec.sink.cassandra.columns.amount");
         assertThat(conditions(invalid)).containsEntry("Stalled", "True");
 
+        StreamJobStatus starting = StatusProjection.project(job, null, null, List.of(
+                new StatusProjection.Worker("paid-orders-0", true, false, null, "connection refused")), T0);
+        assertThat(starting.phase).isEqualTo(Phase.Pending);
+        assertThat(conditions(starting)).as("no worker reported: nobody knows about Cassandra or Kafka")
+                .containsEntry("SinkAvailable", "Unknown").containsEntry("SourceAvailable", "Unknown");
+        assertThat(condition(starting, "SinkAvailable").reason).isEqualTo("NoWorkerReported");
+
         StreamJob suspended = WorkerResourcesTest.job("  suspend: true\n");
         assertThat(StatusProjection.project(suspended, null, null, List.of(), T0).phase).isEqualTo(Phase.Suspended);
     }
