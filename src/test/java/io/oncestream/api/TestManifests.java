@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 
+import io.oncestream.testing.TextEdits;
+
 /** A small valid StreamJob manifest for tests, with textual edits. */
 public final class TestManifests {
 
@@ -29,11 +31,6 @@ public final class TestManifests {
 
     /** The manifest named {@code name} in {@code namespace}, each key of {@code edits} replaced by its value (it must occur). */
     public static String streamJob(String name, String namespace, Map<String, String> edits) {
-        String yaml = VALID.replace("NAME", name).replace("NS", namespace);
-        for (Map.Entry<String, String> e : edits.entrySet()) {
-            assertThat(yaml).as("the edit applies").contains(e.getKey());
-            yaml = yaml.replace(e.getKey(), e.getValue());
-        }
-        return yaml;
+        return TextEdits.apply(VALID.replace("NAME", name).replace("NS", namespace), edits);
     }
 }

@@ -16,6 +16,7 @@ import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.fabric8.kubernetes.api.model.Pod;
 
+import io.oncestream.testing.TextEdits;
 import io.oncestream.api.Condition;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
@@ -139,12 +140,7 @@ final class E2EJob {
             all.put("        customer: value.customer.name\n", "        customer: value.customer.name\n        seq: value.seq\n");
         }
         all.putAll(edits);
-        String yaml = read(EXAMPLE);
-        for (Map.Entry<String, String> e : all.entrySet()) {
-            assertThat(yaml).as("the edit of %s applies", e.getKey()).contains(e.getKey());
-            yaml = yaml.replace(e.getKey(), e.getValue());
-        }
-        return yaml;
+        return TextEdits.apply(read(EXAMPLE), all);
     }
 
     /** {@code kubectl apply -n <namespace> -f -} of the edited example. */

@@ -17,6 +17,7 @@ import com.datastax.oss.driver.api.core.cql.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.oncestream.testing.TextEdits;
 import io.oncestream.engine.cassandra.BadRowException;
 import io.oncestream.engine.cassandra.CassandraSink;
 import io.oncestream.engine.cassandra.RowSink;
@@ -56,7 +57,9 @@ class CassandraSinkIT {
 
         assertThatThrownBy(() -> open(cassandra, ks, "missing", Map.of()))
                 .isInstanceOf(InvalidConfigException.class).hasMessage("sink.table: table " + ks + ".missing does not exist");
-        assertThatThrownBy(() -> open(cassandra, ks, "counts", Map.of("\"n\": \"value.n\"", "")))
+        assertThatThrownBy(() -> open(cassandra, ks, "counts", Map.of(
+                "\"amount\": \"value.amount\", \"customer\": \"value.customer.name\",", "",
+                "\"seq\": \"value.seq\"", "\"n\": \"value.n\"")))
                 .isInstanceOf(InvalidConfigException.class)
                 .hasMessageContaining("sink.table: " + ks + ".counts has counter column n");
         assertThatThrownBy(() -> open(cassandra, ks, "paid_orders", Map.of("\"seq\": \"value.seq\"", "\"sequence\": \"value.seq\"")))
@@ -123,10 +126,7 @@ class CassandraSinkIT {
     }
 
     private static CassandraSink open(CassandraNode cassandra, String ks, String table, Map<String, String> edits) {
-        String json = TestConfigs.orders("it/sink", "127.0.0.1:1", "t", "127.0.0.1:1", "dc", ks, table);
-        for (Map.Entry<String, String> e : edits.entrySet()) {
-            json = json.replace(e.getKey(), e.getValue());
-        }
+        String json = TextEdits.apply(TestConfigs.orders("it/sink", "127.0.0.1:1", "t", "127.0.0.1:1", "dc", ks, table), edits);
         JobConfig config = JobConfigs.parse(json);
         return CassandraSink.open(cassandra.session(), config, () -> false);
     }

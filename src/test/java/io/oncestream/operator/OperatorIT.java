@@ -31,6 +31,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
+import io.oncestream.testing.TextEdits;
 import io.oncestream.api.Condition;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
@@ -528,11 +529,7 @@ class OperatorIT {
     private static void apply(String ns, String name, Map<String, String> edits) {
         String yaml = TestManifests.streamJob(name, ns, Map.of()) + "  parallelism: 2\n  checkpoint: {whenDeleted: Delete}\n"
                 + "  worker: {nodeSelector: {oncestream.io/test-node: none}}\n";
-        for (Map.Entry<String, String> e : edits.entrySet()) {
-            assertThat(yaml).as("the edit applies").contains(e.getKey());
-            yaml = yaml.replace(e.getKey(), e.getValue());
-        }
-        kube.kubectl(yaml, "apply", "-f", "-").orThrow();
+        kube.kubectl(TextEdits.apply(yaml, edits), "apply", "-f", "-").orThrow();
     }
 
     private static StreamJob job(String ns, String name) {
