@@ -48,6 +48,9 @@ component_users=(
   "system:kube-proxy,"
 )
 
+# token_line "NAME,GROUPS": a new line of the API server's token file for that user.
+token_line() { printf '%s,%s,%s,%s\n' "$(openssl rand -hex 24)" "${1%%,*}" "${1%%,*}" "${1#*,}"; }
+
 # Certificates, signing keys and tokens: made once per data directory.
 make_pki() {
   [ -f "$pki/tokens.csv" ] && return 0
@@ -65,9 +68,7 @@ make_pki() {
     openssl genrsa -out sa.key 2048 2>/dev/null
     openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
     : > tokens.csv.tmp
-    for user in "${component_users[@]}"; do
-      printf '%s,%s,%s,%s\n' "$(openssl rand -hex 24)" "${user%%,*}" "${user%%,*}" "${user#*,}" >> tokens.csv.tmp
-    done
+    for user in "${component_users[@]}"; do token_line "$user" >> tokens.csv.tmp; done
     chmod 600 tokens.csv.tmp ca.key apiserver.key sa.key
     mv tokens.csv.tmp tokens.csv
   ) || die "creating certificates with openssl failed"
@@ -78,7 +79,7 @@ add_missing_tokens() {
   local user added=0
   for user in "${component_users[@]}"; do
     if [ -z "$(token_of "${user%%,*}")" ]; then
-      printf '%s,%s,%s,%s\n' "$(openssl rand -hex 24)" "${user%%,*}" "${user%%,*}" "${user#*,}" >> "$pki/tokens.csv"
+      token_line "$user" >> "$pki/tokens.csv"
       added=1
     fi
   done

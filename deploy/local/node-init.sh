@@ -67,8 +67,11 @@ say "kubelet pid $kubelet_pid"
   --v=1 >> "$data/kube-proxy.log" 2>&1 &
 proxy_pid=$!
 say "kube-proxy pid $proxy_pid"
-while kill -0 "$kubelet_pid" 2>/dev/null && kill -0 "$containerd_pid" 2>/dev/null; do
+alive() { kill -0 "$kubelet_pid" 2>/dev/null && kill -0 "$containerd_pid" 2>/dev/null && kill -0 "$proxy_pid" 2>/dev/null; }
+while alive; do
   wait -n 2>/dev/null || true
 done
-say "ERROR: $(kill -0 "$kubelet_pid" 2>/dev/null && echo containerd || echo kubelet) exited; see $data/*.log"
+kill -0 "$kubelet_pid" 2>/dev/null || say "ERROR: the kubelet exited; see $data/kubelet.log"
+kill -0 "$containerd_pid" 2>/dev/null || say "ERROR: containerd exited; see $data/containerd.log"
+kill -0 "$proxy_pid" 2>/dev/null || say "ERROR: kube-proxy exited; see $data/kube-proxy.log"
 shutdown

@@ -1,11 +1,11 @@
 package io.oncestream.operator;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.Collections;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
@@ -38,7 +38,7 @@ final class ReconcileFailures {
             for (Map.Entry<String, Exception> e : aggregated.getAggregatedExceptions().entrySet()) {
                 List<String> inner = new ArrayList<>();
                 collect(e.getValue(), inner, seen);
-                inner.forEach(m -> out.add(shortName(e.getKey()) + ": " + m));
+                inner.forEach(m -> out.add(e.getKey() + ": " + m)); // the dependent's name, e.g. "service"
             }
             return;
         }
@@ -51,11 +51,5 @@ final class ReconcileFailures {
             return;
         }
         out.add(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage());
-    }
-
-    /** The dependent's name without its package ({@code io.oncestream.operator.WorkerServiceDependent} → {@code WorkerServiceDependent}). */
-    private static String shortName(String dependent) {
-        int dot = dependent.lastIndexOf('.');
-        return dot < 0 ? dependent : dependent.substring(dot + 1);
     }
 }

@@ -191,7 +191,7 @@ public final class StatusProjection {
      * {@code ReconcileFailed} and the failure; {@code observedGeneration} is not advanced. The
      * next reconcile that succeeds projects the status afresh.
      */
-    public static StreamJobStatus reconcileFailed(StreamJob job, StreamJobStatus previous, String failure, Instant now) {
+    public static StreamJobStatus reconcileFailed(StreamJobStatus previous, String failure, Instant now) {
         StreamJobStatus s = previous == null ? new StreamJobStatus() : StatusChanges.copy(previous);
         List<Condition> before = previous == null ? List.of() : previous.conditions;
         if (s.phase == null) {

@@ -132,10 +132,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             List<PhaseEvents.JobEvent> changes = PhaseEvents.between(previous, projected);
             changes.forEach(e -> LOG.infof("%s/%s: %s %s", job.getMetadata().getNamespace(), name, e.reason(), e.message()));
             events.record(job, changes);
-            StreamJob patch = new StreamJob();
-            patch.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(job.getMetadata().getNamespace()).build());
-            patch.setStatus(projected);
-            control = UpdateControl.patchStatus(patch);
+            control = UpdateControl.patchStatus(statusPatch(job, projected));
         } else {
             control = UpdateControl.noUpdate();
         }
@@ -156,15 +153,21 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         String name = job.getMetadata().getName();
         LOG.warnf("%s/%s: reconcile failed: %s", job.getMetadata().getNamespace(), name, failure);
         StreamJobStatus previous = job.getStatus();
-        StreamJobStatus failed = StatusProjection.reconcileFailed(job, previous, failure, Instant.now().truncatedTo(ChronoUnit.SECONDS));
+        StreamJobStatus failed = StatusProjection.reconcileFailed(previous, failure, Instant.now().truncatedTo(ChronoUnit.SECONDS));
         if (!StatusChanges.differ(previous, failed)) {
             return ErrorStatusUpdateControl.noStatusUpdate();
         }
         events.record(job, List.of(new PhaseEvents.JobEvent("Warning", "ReconcileFailed", failure)));
+        return ErrorStatusUpdateControl.patchStatus(statusPatch(job, failed));
+    }
+
+    /** A StreamJob that carries only its name and {@code status}: what a status patch sends. */
+    private static StreamJob statusPatch(StreamJob job, StreamJobStatus status) {
         StreamJob patch = new StreamJob();
-        patch.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(job.getMetadata().getNamespace()).build());
-        patch.setStatus(failed);
-        return ErrorStatusUpdateControl.patchStatus(patch);
+        patch.setMetadata(new ObjectMetaBuilder().withName(job.getMetadata().getName())
+                .withNamespace(job.getMetadata().getNamespace()).build());
+        patch.setStatus(status);
+        return patch;
     }
 
     /** A change of topics, table or parallelism under existing checkpoints, compared with the applied ConfigMap. */
