@@ -116,6 +116,7 @@ class OperatorIT {
         apply(ns, "bad", Map.of("filter: \"value.status == 'PAID'\"", "filter: \"value.status ==\""));
 
         StreamJobStatus status = awaitStatus(ns, "bad", s -> s.phase == Phase.Failed);
+        assertThat(condition(status, "Stalled").status).as("an invalid spec stalls the job (kstatus: Failed)").isEqualTo("True");
         Condition config = condition(status, "ConfigValid");
         assertThat(config.status).isEqualTo("False");
         assertThat(config.reason).isEqualTo("InvalidSpec");
@@ -230,6 +231,8 @@ class OperatorIT {
         workers.serve("paid-1", ProgressDocuments.json(EngineState.COMPLETED, 12, Map.of("orders-1", new long[] {900, 900}), true, null));
         workers.answer("paid-0", ProgressDocuments.json(EngineState.COMPLETED, 12, Map.of("orders-0", new long[] {520, 520}), true, null));
         StreamJobStatus completed = awaitStatus(ns, "paid", s -> s.phase == Phase.Completed);
+        assertThat(condition(completed, "Ready").status).as("a completed job is where its spec asks (kstatus: Current)")
+                .isEqualTo("True");
         assertThat(completed.lag).isZero();
         // A drained availableNow job stops its workers and keeps its checkpoints and its status.
         Awaits.until(WAIT, "the drained job's workers stopped", () ->
@@ -369,6 +372,7 @@ class OperatorIT {
         admin.resourceQuotas().inNamespace(ns).withName("no-services").delete();
         StreamJobStatus recovered = awaitStatus(ns, "refused", s -> s.phase == Phase.Pending && s.observedGeneration != null);
         assertThat(reasonOf(recovered, "Ready")).isEqualTo("WorkersStarting");
+        assertThat(condition(recovered, "SinkAvailable").status).as("no worker has reported").isEqualTo("Unknown");
         assertThat(admin.services().inNamespace(ns).withName(StreamJobResources.serviceName("refused")).get()).isNotNull();
     }
 
