@@ -12,17 +12,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
-import io.oncestream.engine.cassandra.BadRowException;
-import io.oncestream.engine.cassandra.RowSink;
-import io.oncestream.engine.cassandra.WriteTimestamps;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchOffsets;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointException;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.config.JobConfig;
-import io.oncestream.engine.kafka.RecordSource;
-import io.oncestream.engine.kafka.SourceException;
 import io.oncestream.engine.plan.BatchPlanner;
 import io.oncestream.engine.plan.KafkaOffsets;
 import io.oncestream.engine.plan.Plan;

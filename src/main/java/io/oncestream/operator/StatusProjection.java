@@ -10,6 +10,7 @@ import io.oncestream.api.Condition;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.engine.checkpoint.TopicPartitionKey;
 
 /**
  * A StreamJob's status as a pure function of what was observed: the spec check, the worker
@@ -105,9 +106,9 @@ public final class StatusProjection {
             minBatch = Math.min(minBatch, p.batchId());
             if (p.partitions() != null) {
                 for (Map.Entry<String, WorkerProgress.Partition> e : p.partitions().entrySet()) {
-                    int dash = e.getKey().lastIndexOf('-');
-                    committed.computeIfAbsent(e.getKey().substring(0, dash), t -> new TreeMap<>())
-                            .put(e.getKey().substring(dash + 1), e.getValue().committed());
+                    TopicPartitionKey key = TopicPartitionKey.parse(e.getKey());
+                    committed.computeIfAbsent(key.topic(), t -> new TreeMap<>())
+                            .put(String.valueOf(key.partition()), e.getValue().committed());
                     lag += Math.max(0, e.getValue().latest() - e.getValue().committed());
                 }
             }

@@ -89,7 +89,7 @@ public final class WorkerMain {
                         || e instanceof io.oncestream.engine.checkpoint.CheckpointException
                         || e instanceof io.oncestream.engine.plan.PlanningException
                         || e instanceof io.oncestream.engine.BadRecordException
-                        || e instanceof io.oncestream.engine.cassandra.SinkException;
+                        || e instanceof io.oncestream.engine.SinkException;
                 LOG.log(Level.SEVERE, "job failed: " + e.getMessage(), explained ? null : e);
                 if (config.trigger().availableNow() && !options.waitWhenDone()) {
                     return 1;

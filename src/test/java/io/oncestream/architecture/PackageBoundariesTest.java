@@ -1,13 +1,23 @@
 package io.oncestream.architecture;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.equivalentTo;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-/** The package rules of the design: the engine knows nothing of Kubernetes or Quarkus. */
+import io.oncestream.engine.checkpoint.TopicPartitionKey;
+
+/**
+ * The package rules of the design: the engine knows nothing of Kubernetes or Quarkus, its seams
+ * sit above their Kafka and Cassandra implementations, and no package depends on itself through
+ * others.
+ */
 class PackageBoundariesTest {
 
     private static final JavaClasses MAIN = new ClassFileImporter()
@@ -23,6 +33,18 @@ class PackageBoundariesTest {
     }
 
     @Test
+    void noPackageCycles() {
+        slices().matching("io.oncestream.(**)").should().beFreeOfCycles().check(MAIN);
+    }
+
+    @Test
+    void theEngineDependsOnItsSeamsNotOnTheirImplementations() {
+        noClasses().that().resideInAPackage("io.oncestream.engine")
+                .should().dependOnClassesThat().resideInAnyPackage("io.oncestream.engine.kafka..", "io.oncestream.engine.cassandra..")
+                .check(MAIN);
+    }
+
+    @Test
     void workerUsesTheEngineButNoKubernetesOrQuarkus() {
         noClasses().that().resideInAPackage("io.oncestream.worker..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.fabric8..", "io.quarkus..", "io.javaoperatorsdk..",
@@ -31,11 +53,12 @@ class PackageBoundariesTest {
     }
 
     @Test
-    void operatorSharesOnlyTheConfigSchemaAndTheCelCompilerWithTheEngine() {
+    void operatorSharesOnlyTheConfigSchemaTheCelCompilerAndPartitionKeysWithTheEngine() {
         noClasses().that().resideInAPackage("io.oncestream.operator..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.oncestream.engine", "io.oncestream.engine.checkpoint..",
+                .should().dependOnClassesThat(resideInAnyPackage("io.oncestream.engine", "io.oncestream.engine.checkpoint..",
                         "io.oncestream.engine.plan..", "io.oncestream.engine.kafka..", "io.oncestream.engine.cassandra..",
                         "io.oncestream.worker..", "org.apache.kafka..", "com.datastax..")
+                        .and(not(equivalentTo(TopicPartitionKey.class))))
                 .check(MAIN);
     }
 

@@ -32,7 +32,7 @@ import io.oncestream.engine.ProgressTracker;
 import io.oncestream.engine.ProtocolHooks;
 import io.oncestream.engine.cassandra.CassandraSessions;
 import io.oncestream.engine.cassandra.CassandraSink;
-import io.oncestream.engine.cassandra.RowSink;
+import io.oncestream.engine.RowSink;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
 import io.oncestream.engine.checkpoint.DurableFiles;

@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
-import io.oncestream.engine.cassandra.BadRowException;
-import io.oncestream.engine.cassandra.RowSink;
+import io.oncestream.engine.BadRowException;
+import io.oncestream.engine.RowSink;
 import io.oncestream.engine.transform.SourceRecord;
 
 /**

@@ -18,10 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.oncestream.testing.TextEdits;
-import io.oncestream.engine.cassandra.BadRowException;
 import io.oncestream.engine.cassandra.CassandraSink;
-import io.oncestream.engine.cassandra.RowSink;
-import io.oncestream.engine.cassandra.WriteTimestamps;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;

@@ -28,6 +28,9 @@ import com.datastax.oss.driver.api.core.metadata.schema.TableMetadata;
 import com.datastax.oss.driver.api.core.servererrors.QueryValidationException;
 import com.datastax.oss.driver.api.core.type.DataTypes;
 
+import io.oncestream.engine.BadRowException;
+import io.oncestream.engine.RowSink;
+import io.oncestream.engine.SinkException;
 import io.oncestream.engine.StopRequestedException;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;

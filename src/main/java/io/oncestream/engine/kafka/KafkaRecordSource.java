@@ -25,8 +25,11 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
+import io.oncestream.engine.RecordSource;
+import io.oncestream.engine.SourceException;
 import io.oncestream.engine.StopRequestedException;
 import io.oncestream.engine.checkpoint.PartitionRange;
+import io.oncestream.engine.checkpoint.TopicPartitionKey;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.plan.KafkaOffsets;
 import io.oncestream.engine.transform.SourceRecord;
@@ -85,7 +88,7 @@ public final class KafkaRecordSource implements RecordSource {
             Map<TopicPartition, Long> latest = consumer.endOffsets(owned); // the last stable offset under read_committed
             Map<String, KafkaOffsets> out = new TreeMap<>();
             for (TopicPartition tp : owned) {
-                out.put(tp.toString(), new KafkaOffsets(earliest.get(tp), latest.get(tp)));
+                out.put(TopicPartitionKey.of(tp.topic(), tp.partition()), new KafkaOffsets(earliest.get(tp), latest.get(tp)));
             }
             return out;
         } catch (KafkaException e) {
@@ -98,7 +101,7 @@ public final class KafkaRecordSource implements RecordSource {
         Map<TopicPartition, PartitionRange> todo = new HashMap<>();
         ranges.forEach((key, range) -> {
             if (range.size() > 0) {
-                todo.put(parse(key), range);
+                todo.put(topicPartition(key), range);
             }
         });
         if (todo.isEmpty()) {
@@ -138,7 +141,7 @@ public final class KafkaRecordSource implements RecordSource {
     @Override
     public void commitGroupOffsets(Map<String, Long> ends) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        ends.forEach((key, end) -> offsets.put(parse(key), new OffsetAndMetadata(end)));
+        ends.forEach((key, end) -> offsets.put(topicPartition(key), new OffsetAndMetadata(end)));
         // Asynchronous: these offsets are for lag tools only, so a slow group coordinator (the
         // first commit of a group takes a coordinator lookup) must not hold up the next batch.
         // Commits to one coordinator complete in order; a failure is logged and the next batch
@@ -166,10 +169,9 @@ public final class KafkaRecordSource implements RecordSource {
         consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
     }
 
-    /** {@code topic-partition} back to a TopicPartition (topic names may contain '-'). */
-    static TopicPartition parse(String key) {
-        int dash = key.lastIndexOf('-');
-        return new TopicPartition(key.substring(0, dash), Integer.parseInt(key.substring(dash + 1)));
+    private static TopicPartition topicPartition(String key) {
+        TopicPartitionKey k = TopicPartitionKey.parse(key);
+        return new TopicPartition(k.topic(), k.partition());
     }
 
     private static SourceRecord toSourceRecord(ConsumerRecord<byte[], byte[]> r) {

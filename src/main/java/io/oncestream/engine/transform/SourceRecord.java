@@ -2,6 +2,8 @@ package io.oncestream.engine.transform;
 
 import java.util.Map;
 
+import io.oncestream.engine.checkpoint.TopicPartitionKey;
+
 /**
  * A Kafka record as the engine sees it.
  *
@@ -18,6 +20,6 @@ public record SourceRecord(String topic, int partition, long offset, long timest
 
     /** {@code topic-partition}, the key of this record's partition in checkpoints. */
     public String partitionKey() {
-        return topic + "-" + partition;
+        return TopicPartitionKey.of(topic, partition);
     }
 }

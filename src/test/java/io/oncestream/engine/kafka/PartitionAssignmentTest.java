@@ -29,10 +29,4 @@ class PartitionAssignmentTest {
         assertThat(new PartitionAssignment(topics, 3, 1).owns("payments", 0)).isTrue();
         assertThat(new PartitionAssignment(topics, 3, 1).owns("unknown", 0)).isFalse();
     }
-
-    @Test
-    void topicPartitionKeysWithDashesParse() {
-        assertThat(KafkaRecordSource.parse("my-topic-12").topic()).isEqualTo("my-topic");
-        assertThat(KafkaRecordSource.parse("my-topic-12").partition()).isEqualTo(12);
-    }
 }

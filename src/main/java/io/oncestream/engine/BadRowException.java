@@ -1,4 +1,4 @@
-package io.oncestream.engine.cassandra;
+package io.oncestream.engine;
 
 /** A row that cannot be written as mapped: the record is bad, not the sink. */
 public class BadRowException extends Exception {

@@ -1,4 +1,4 @@
-package io.oncestream.engine.kafka;
+package io.oncestream.engine;
 
 import java.util.Map;
 import java.util.function.Consumer;

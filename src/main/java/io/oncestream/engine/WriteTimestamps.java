@@ -1,4 +1,4 @@
-package io.oncestream.engine.cassandra;
+package io.oncestream.engine;
 
 /**
  * The rule that makes replays invisible: the {@code USING TIMESTAMP} of a record's write.

@@ -1,4 +1,4 @@
-package io.oncestream.engine.kafka;
+package io.oncestream.engine;
 
 /** Kafka could not be read as the job needs; the message names the topic or partition. */
 public class SourceException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.oncestream.engine.cassandra;
+package io.oncestream.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

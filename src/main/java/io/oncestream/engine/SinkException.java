@@ -1,4 +1,4 @@
-package io.oncestream.engine.cassandra;
+package io.oncestream.engine;
 
 /** Cassandra refused a write in a way retrying cannot fix; the message names table and record. */
 public class SinkException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.oncestream.engine.cassandra;
+package io.oncestream.engine;
 
 import java.util.List;
 import java.util.Map;
