@@ -12,6 +12,12 @@ import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.ValidationRule;
 
+import io.oncestream.engine.config.Consistency;
+import io.oncestream.engine.config.DeadLetterMode;
+import io.oncestream.engine.config.JobDefaults;
+import io.oncestream.engine.config.RecordFormat;
+import io.oncestream.engine.config.StartingOffsets;
+
 /** What a StreamJob runs. Every field is described for {@code kubectl explain streamjob.spec}. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class StreamJobSpec {
@@ -20,7 +26,7 @@ public class StreamJobSpec {
     @JsonPropertyDescription("Where records come from.")
     public Source source;
 
-    @Default("json")
+    @Default(JobDefaults.FORMAT)
     @JsonPropertyDescription("How record values are decoded before the filter and columns see them: json or string.")
     public RecordFormat format;
 
@@ -38,7 +44,7 @@ public class StreamJobSpec {
     @JsonPropertyDescription("When batches run.")
     public Trigger trigger;
 
-    @Default("1")
+    @Default("" + JobDefaults.PARALLELISM)
     @Min(1)
     @Max(256)
     @JsonPropertyDescription("Number of workers; Kafka partitions are split among them. Changing it on a job that has "
@@ -76,18 +82,18 @@ public class StreamJobSpec {
         @JsonPropertyDescription("Topics to read: Kafka topic names (letters, digits, '.', '_', '-').")
         public java.util.List<@Pattern("^[a-zA-Z0-9._-]{1,249}$") String> topics;
 
-        @Default("earliest")
+        @Default(JobDefaults.STARTING_OFFSETS)
         @JsonPropertyDescription("Where a job without a checkpoint starts: earliest or latest. New partitions always start "
                 + "at earliest.")
         public StartingOffsets startingOffsets;
 
-        @Default("50000")
+        @Default("" + JobDefaults.MAX_RECORDS_PER_BATCH)
         @Min(1)
         @Max(10000000)
         @JsonPropertyDescription("Most records in one batch, shared among partitions by backlog.")
         public Integer maxRecordsPerBatch;
 
-        @Default("true")
+        @Default("" + JobDefaults.FAIL_ON_DATA_LOSS)
         @JsonPropertyDescription("Offsets aged out of Kafka before they were read: fail the job (true) or skip and count "
                 + "them (false).")
         public Boolean failOnDataLoss;
@@ -129,7 +135,7 @@ public class StreamJobSpec {
         @JsonPropertyDescription("Table to upsert into. It must exist; counter tables are refused.")
         public String table;
 
-        @Default("LOCAL_QUORUM")
+        @Default(JobDefaults.CONSISTENCY)
         @JsonPropertyDescription("Write consistency level.")
         public Consistency consistency;
 
@@ -148,7 +154,7 @@ public class StreamJobSpec {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @ValidationRule(value = "self.mode != 'table' || has(self.table)", message = "table is required when mode is table")
     public static class DeadLetter {
-        @Default("fail")
+        @Default(JobDefaults.DEAD_LETTER_MODE)
         @JsonPropertyDescription("fail: a bad record stops the job and is named in its status; table: it is written to "
                 + "the dead-letter table, keyed by (topic, partition, offset).")
         public DeadLetterMode mode;
@@ -161,12 +167,12 @@ public class StreamJobSpec {
     /** When batches run. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Trigger {
-        @Default("1s")
+        @Default(JobDefaults.TRIGGER_INTERVAL)
         @Pattern("^([0-9]+(ms|s|m|h))+$")
         @JsonPropertyDescription("Time between batch starts, e.g. 500ms, 1s, 1m.")
         public String interval;
 
-        @Default("false")
+        @Default("" + JobDefaults.AVAILABLE_NOW)
         @JsonPropertyDescription("Drain what the topics hold when the job starts, then complete.")
         public Boolean availableNow;
     }
@@ -174,7 +180,10 @@ public class StreamJobSpec {
     /** The workers' checkpoint volumes. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Checkpoint {
-        @Default("1Gi")
+        /** The volume size when the spec names none (the operator's default, not the worker's). */
+        public static final String DEFAULT_SIZE = "1Gi";
+
+        @Default(DEFAULT_SIZE)
         @Pattern("^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$")
         @JsonPropertyDescription("Size of each worker's checkpoint volume.")
         public String size;
@@ -182,7 +191,7 @@ public class StreamJobSpec {
         @JsonPropertyDescription("Storage class of the checkpoint volumes; the cluster's default if unset.")
         public String storageClassName;
 
-        @Default("100")
+        @Default("" + JobDefaults.RETAIN_BATCHES)
         @Min(1)
         @Max(100000)
         @JsonPropertyDescription("Committed batches kept in the checkpoint logs.")

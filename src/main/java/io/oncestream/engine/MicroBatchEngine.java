@@ -17,6 +17,7 @@ import io.oncestream.engine.checkpoint.BatchOffsets;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointException;
 import io.oncestream.engine.checkpoint.PartitionRange;
+import io.oncestream.engine.config.DeadLetterMode;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.plan.BatchPlanner;
 import io.oncestream.engine.plan.KafkaOffsets;
@@ -253,7 +254,7 @@ public final class MicroBatchEngine {
 
     private RowSink.Write badRecord(long batchId, SourceRecord record, String reason, long ts) {
         String where = record.partitionKey() + " offset " + record.offset();
-        if (config.deadLetter().mode() == JobConfig.DeadLetterMode.FAIL) {
+        if (config.deadLetter().mode() == DeadLetterMode.FAIL) {
             throw new BadRecordException("bad record at " + where + ": " + reason
                     + " (set deadLetter.mode: table to keep going and keep such records)");
         }

@@ -9,15 +9,18 @@ import java.util.regex.Pattern;
 
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobSpec;
+import io.oncestream.engine.config.DeadLetterMode;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
+import io.oncestream.engine.config.JobDefaults;
 import io.oncestream.engine.transform.RecordTransformer;
 
 /**
  * The worker configuration (the engine's {@link JobConfig}, one schema for both) of a
- * StreamJob. Defaults are the CRD's, so a spec read before the API server defaulted it maps
- * the same. Credentials never enter it: they reach the workers through Secrets.
+ * StreamJob. What the spec leaves unset the worker's parser fills from {@link JobDefaults},
+ * which the CRD's defaults are, so a spec read before the API server defaulted it maps the
+ * same. Credentials never enter it: they reach the workers through Secrets.
  */
 public final class WorkerJobConfigs {
 
@@ -40,24 +43,24 @@ public final class WorkerJobConfigs {
         JobConfig config = new JobConfig(
                 jobId,
                 new JobConfig.KafkaSource(kafka.bootstrapServers, List.copyOf(kafka.topics),
-                        kafka.startingOffsets == null || kafka.startingOffsets == io.oncestream.api.StartingOffsets.EARLIEST
-                                ? JobConfig.StartingOffsets.EARLIEST : JobConfig.StartingOffsets.LATEST,
-                        orDefault(kafka.maxRecordsPerBatch, 50_000), orDefault(kafka.failOnDataLoss, true),
-                        "oncestream-" + jobId.replace('/', '.'),
+                        kafka.startingOffsets,
+                        orDefault(kafka.maxRecordsPerBatch, JobDefaults.MAX_RECORDS_PER_BATCH),
+                        orDefault(kafka.failOnDataLoss, JobDefaults.FAIL_ON_DATA_LOSS),
+                        null,
                         kafka.properties == null ? Map.of() : new LinkedHashMap<>(kafka.properties)),
-                spec.format == io.oncestream.api.RecordFormat.STRING ? JobConfig.RecordFormat.STRING : JobConfig.RecordFormat.JSON,
+                spec.format,
                 spec.filter,
                 new JobConfig.CassandraSink(List.copyOf(cassandra.contactPoints), cassandra.localDatacenter,
                         cassandra.keyspace, cassandra.table,
-                        cassandra.consistency == null ? "LOCAL_QUORUM" : cassandra.consistency.name(),
-                        new LinkedHashMap<>(cassandra.columns), 256, 32),
-                deadLetter != null && deadLetter.mode == io.oncestream.api.DeadLetterMode.TABLE
-                        ? new JobConfig.DeadLetter(JobConfig.DeadLetterMode.TABLE, deadLetter.table)
-                        : new JobConfig.DeadLetter(JobConfig.DeadLetterMode.FAIL, null),
-                new JobConfig.Trigger(trigger == null || trigger.interval == null ? 1000 : millis(trigger.interval),
-                        trigger != null && Boolean.TRUE.equals(trigger.availableNow)),
-                new JobConfig.Checkpoint(spec.checkpoint == null ? 100 : orDefault(spec.checkpoint.retainBatches, 100)),
-                orDefault(spec.parallelism, 1));
+                        cassandra.consistency == null ? null : cassandra.consistency.name(),
+                        new LinkedHashMap<>(cassandra.columns), JobDefaults.MAX_IN_FLIGHT, JobDefaults.MAX_BATCH_ROWS),
+                new JobConfig.DeadLetter(deadLetter == null ? null : deadLetter.mode,
+                        deadLetter != null && deadLetter.mode == DeadLetterMode.TABLE ? deadLetter.table : null),
+                new JobConfig.Trigger(millis(trigger == null ? null : trigger.interval),
+                        trigger != null && trigger.availableNow != null ? trigger.availableNow : JobDefaults.AVAILABLE_NOW),
+                new JobConfig.Checkpoint(orDefault(spec.checkpoint == null ? null : spec.checkpoint.retainBatches,
+                        JobDefaults.RETAIN_BATCHES)),
+                orDefault(spec.parallelism, JobDefaults.PARALLELISM));
         try {
             // Round-trip through the worker's own parser: the same checks, the same defaults.
             JobConfig checked = JobConfigs.parse(JobConfigs.toJson(config));
@@ -68,8 +71,11 @@ public final class WorkerJobConfigs {
         }
     }
 
-    /** {@code 1m30s} in milliseconds. */
+    /** {@code 1m30s} in milliseconds; null is the default interval. */
     static long millis(String duration) {
+        if (duration == null) {
+            return millis(JobDefaults.TRIGGER_INTERVAL);
+        }
         Matcher m = DURATION_PART.matcher(duration);
         long total = 0;
         int end = 0;

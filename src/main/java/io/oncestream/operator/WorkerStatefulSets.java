@@ -19,6 +19,7 @@ import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobSpec;
 import io.oncestream.api.VolumeRetention;
+import io.oncestream.engine.config.JobDefaults;
 
 /**
  * The StatefulSet of a job's workers: one pod per worker ({@code parallelism}, or none while
@@ -48,7 +49,7 @@ public final class WorkerStatefulSets {
         StreamJobSpec spec = job.getSpec();
         String name = job.getMetadata().getName();
         boolean suspended = Boolean.TRUE.equals(spec.suspend);
-        int replicas = suspended || drained ? 0 : spec.parallelism == null ? 1 : spec.parallelism;
+        int replicas = suspended || drained ? 0 : spec.parallelism == null ? JobDefaults.PARALLELISM : spec.parallelism;
         StreamJobSpec.Checkpoint checkpoint = spec.checkpoint == null ? new StreamJobSpec.Checkpoint() : spec.checkpoint;
         String image = spec.worker != null && spec.worker.image != null ? spec.worker.image : settings.defaultImage();
         ResourceRequirements resources = spec.worker != null ? spec.worker.resources : null;
@@ -117,7 +118,7 @@ public final class WorkerStatefulSets {
                         .withAccessModes("ReadWriteOnce")
                         .withStorageClassName(checkpoint.storageClassName)
                         .withNewResources()
-                        .addToRequests("storage", new Quantity(checkpoint.size == null ? "1Gi" : checkpoint.size))
+                        .addToRequests("storage", new Quantity(checkpoint.size == null ? StreamJobSpec.Checkpoint.DEFAULT_SIZE : checkpoint.size))
                         .endResources()
                         .endSpec()
                         .build())

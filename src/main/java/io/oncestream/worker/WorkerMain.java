@@ -23,8 +23,9 @@ import io.oncestream.engine.kafka.PartitionAssignment;
 import io.oncestream.engine.transform.RecordTransformer;
 
 /**
- * The worker process. Exit codes: 0 after {@code availableNow} drained or after SIGTERM,
- * 1 when the job failed with {@code availableNow}, 2 for a bad command line or configuration.
+ * The worker process. Exit codes: 0 after {@code availableNow} drained; 143 after SIGTERM (the
+ * JVM's signal exit, once the engine stopped at a safe point and closed its resources); 1 when
+ * the job failed with {@code availableNow}; 2 for a bad command line or configuration.
  * A continuous job that fails stays up reporting {@code FAILED} (so it does not crash-loop)
  * until it is stopped; with {@code --when-done wait} (how the operator runs workers) so does
  * an {@code availableNow} job, drained ({@code COMPLETED}) or failed.

@@ -51,7 +51,7 @@ class EngineOutageIT {
             }
             awaitCaughtUp(worker, 2000);
             assertThat(worker.progress().path("sinkAvailable").asBoolean()).isTrue();
-            assertThat(worker.terminate(Duration.ofSeconds(30))).isIn(0, 143);
+            assertThat(worker.terminate(Duration.ofSeconds(30))).as("exit code after SIGTERM (128 + 15)").isEqualTo(143);
             assertThat(worker.log()).contains("writes failed, retrying");
         }
         assertThat(job.rows()).isEqualTo(job.orders.expectedRows());
@@ -79,7 +79,7 @@ class EngineOutageIT {
             assertThat(metrics).contains("oncestream_records_read_total{job_id=\"it/source-restart\",worker=\"0\"} 2000")
                     .contains("oncestream_sink_available{job_id=\"it/source-restart\",worker=\"0\"} 1");
             // SIGTERM: the worker stops at a safe point, well within a pod's grace period.
-            assertThat(worker.terminate(Duration.ofSeconds(30))).isIn(0, 143);
+            assertThat(worker.terminate(Duration.ofSeconds(30))).as("exit code after SIGTERM (128 + 15)").isEqualTo(143);
             assertThat(worker.log()).contains("worker finished: STOPPED");
         }
         assertThat(job.rows()).isEqualTo(job.orders.expectedRows());

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
 import io.oncestream.api.StreamJob;
+import io.oncestream.engine.config.DeadLetterMode;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
@@ -52,7 +53,7 @@ class WorkerResourcesTest {
         assertThat(config.parallelism()).isEqualTo(3);
         assertThat(config.sink().columns()).containsExactly(Map.entry("order_id", "value.id"),
                 Map.entry("amount", "value.amount"), Map.entry("customer", "value.customer.name"));
-        assertThat(config.deadLetter().mode()).isEqualTo(JobConfig.DeadLetterMode.FAIL);
+        assertThat(config.deadLetter().mode()).isEqualTo(DeadLetterMode.FAIL);
 
         ConfigMap cm = WorkerConfigMaps.desired(job(""), WorkerJobConfigs.from(job("")));
         assertThat(cm.getMetadata().getName()).isEqualTo("paid-orders-config");

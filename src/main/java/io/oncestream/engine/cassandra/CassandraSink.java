@@ -32,6 +32,7 @@ import io.oncestream.engine.BadRowException;
 import io.oncestream.engine.RowSink;
 import io.oncestream.engine.SinkException;
 import io.oncestream.engine.StopRequestedException;
+import io.oncestream.engine.config.DeadLetterMode;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.transform.SourceRecord;
@@ -112,7 +113,7 @@ public final class CassandraSink implements RowSink {
                 + columns.stream().map(c -> c.getName().asCql(true)).collect(Collectors.joining(", "))
                 + ") VALUES (" + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ") USING TIMESTAMP ?";
         PreparedStatement deadLetter = null;
-        if (config.deadLetter().mode() == JobConfig.DeadLetterMode.TABLE) {
+        if (config.deadLetter().mode() == DeadLetterMode.TABLE) {
             deadLetter = session.prepare(SinkTables.deadLetterInsert(session, sink.keyspace(), config.deadLetter().table()));
         }
         return new CassandraSink(session, name, columns, partitionKey, table.getPrimaryKey(), session.prepare(insert), deadLetter, sink, stopRequested);

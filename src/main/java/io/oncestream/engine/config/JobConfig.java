@@ -8,7 +8,8 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 /**
  * What a worker runs: the job configuration the operator writes into the job's ConfigMap as
  * JSON and the worker reads with {@link JobConfigs#parse}. The schema is documented in
- * {@code docs/worker-config.md}; every field name here is part of that contract.
+ * {@code docs/worker.md} (its table of fields and defaults is checked against this record);
+ * every field name here is part of that contract.
  *
  * @param jobId       stable identity of the job ({@code namespace/name}); stored in the checkpoint
  * @param source      where records come from
@@ -77,13 +78,4 @@ public record JobConfig(
     /** How many committed batches the offset and commit logs keep. */
     public record Checkpoint(int retainBatches) {
     }
-
-    /** Where a job without a checkpoint starts reading. */
-    public enum StartingOffsets { EARLIEST, LATEST }
-
-    /** How record values are decoded. */
-    public enum RecordFormat { JSON, STRING }
-
-    /** What happens to a bad record. */
-    public enum DeadLetterMode { TABLE, FAIL }
 }

@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -19,7 +21,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * Reads, defaults and checks a worker's {@link JobConfig}. Defaults are applied on the JSON
- * tree so that the record the engine sees is complete; every error names its field.
+ * tree (to fields that are missing or null) so that the record the engine sees is complete;
+ * every error names its field.
  */
 public final class JobConfigs {
 
@@ -82,26 +85,33 @@ public final class JobConfigs {
 
     private static void applyDefaults(ObjectNode root) {
         ObjectNode source = object(root, "source");
-        source.putIfAbsent("startingOffsets", source.textNode("earliest"));
-        source.putIfAbsent("maxRecordsPerBatch", source.numberNode(50_000));
-        source.putIfAbsent("failOnDataLoss", source.booleanNode(true));
-        source.putIfAbsent("properties", source.objectNode());
-        if (!source.hasNonNull("groupId") && root.hasNonNull("jobId")) {
-            source.put("groupId", "oncestream-" + root.get("jobId").asText().replace('/', '.'));
+        fill(source, "startingOffsets", source.textNode(JobDefaults.STARTING_OFFSETS));
+        fill(source, "maxRecordsPerBatch", source.numberNode(JobDefaults.MAX_RECORDS_PER_BATCH));
+        fill(source, "failOnDataLoss", source.booleanNode(JobDefaults.FAIL_ON_DATA_LOSS));
+        fill(source, "properties", source.objectNode());
+        if (root.hasNonNull("jobId")) {
+            fill(source, "groupId", source.textNode(JobDefaults.groupId(root.get("jobId").asText())));
         }
-        root.putIfAbsent("format", root.textNode("json"));
+        fill(root, "format", root.textNode(JobDefaults.FORMAT));
         ObjectNode sink = object(root, "sink");
-        sink.putIfAbsent("consistency", sink.textNode("LOCAL_QUORUM"));
-        sink.putIfAbsent("maxInFlight", sink.numberNode(256));
-        sink.putIfAbsent("maxBatchRows", sink.numberNode(32));
+        fill(sink, "consistency", sink.textNode(JobDefaults.CONSISTENCY));
+        fill(sink, "maxInFlight", sink.numberNode(JobDefaults.MAX_IN_FLIGHT));
+        fill(sink, "maxBatchRows", sink.numberNode(JobDefaults.MAX_BATCH_ROWS));
         ObjectNode deadLetter = object(root, "deadLetter");
-        deadLetter.putIfAbsent("mode", deadLetter.textNode("fail"));
+        fill(deadLetter, "mode", deadLetter.textNode(JobDefaults.DEAD_LETTER_MODE));
         ObjectNode trigger = object(root, "trigger");
-        trigger.putIfAbsent("intervalMs", trigger.numberNode(1000));
-        trigger.putIfAbsent("availableNow", trigger.booleanNode(false));
+        fill(trigger, "intervalMs", trigger.numberNode(JobDefaults.TRIGGER_INTERVAL_MS));
+        fill(trigger, "availableNow", trigger.booleanNode(JobDefaults.AVAILABLE_NOW));
         ObjectNode checkpoint = object(root, "checkpoint");
-        checkpoint.putIfAbsent("retainBatches", checkpoint.numberNode(100));
-        root.putIfAbsent("parallelism", root.numberNode(1));
+        fill(checkpoint, "retainBatches", checkpoint.numberNode(JobDefaults.RETAIN_BATCHES));
+        fill(root, "parallelism", root.numberNode(JobDefaults.PARALLELISM));
+    }
+
+    /** Sets a field that is missing or null. */
+    private static void fill(ObjectNode node, String field, JsonNode value) {
+        if (!node.hasNonNull(field)) {
+            node.set(field, value);
+        }
     }
 
     private static ObjectNode object(ObjectNode parent, String field) {
@@ -143,12 +153,9 @@ public final class JobConfigs {
         }
         require(k.maxInFlight() >= 1 && k.maxInFlight() <= 4096, "sink.maxInFlight", "must be 1..4096, was " + k.maxInFlight());
         require(k.maxBatchRows() >= 1 && k.maxBatchRows() <= 1000, "sink.maxBatchRows", "must be 1..1000, was " + k.maxBatchRows());
-        try {
-            com.datastax.oss.driver.api.core.DefaultConsistencyLevel.valueOf(k.consistency());
-        } catch (IllegalArgumentException e) {
-            throw new InvalidConfigException("sink.consistency", "'" + k.consistency() + "' is not a consistency level");
-        }
-        if (c.deadLetter().mode() == JobConfig.DeadLetterMode.TABLE) {
+        require(Stream.of(Consistency.values()).anyMatch(level -> level.name().equals(k.consistency())), "sink.consistency",
+                "'" + k.consistency() + "' is not a consistency level (one of " + Arrays.toString(Consistency.values()) + ")");
+        if (c.deadLetter().mode() == DeadLetterMode.TABLE) {
             requireIdentifier(c.deadLetter().table(), "deadLetter.table");
         }
         require(c.trigger().intervalMs() >= 0, "trigger.intervalMs", "must not be negative");

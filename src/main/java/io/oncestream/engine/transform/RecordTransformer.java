@@ -20,6 +20,7 @@ import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
+import io.oncestream.engine.config.RecordFormat;
 
 /**
  * The job's CEL filter and column expressions, compiled once. Expressions see:
@@ -41,12 +42,12 @@ public final class RecordTransformer {
     private static final java.util.regex.Pattern FIELD_PATH =
             java.util.regex.Pattern.compile("value(\\.[A-Za-z_][A-Za-z0-9_]*)+");
 
-    private final JobConfig.RecordFormat format;
+    private final RecordFormat format;
     private final CelRuntime.Program filter;
     private final Map<String, CelRuntime.Program> columns;
     private final Map<String, String[]> fieldPaths;
 
-    private RecordTransformer(JobConfig.RecordFormat format, CelRuntime.Program filter, Map<String, CelRuntime.Program> columns,
+    private RecordTransformer(RecordFormat format, CelRuntime.Program filter, Map<String, CelRuntime.Program> columns,
             Map<String, String[]> fieldPaths) {
         this.format = format;
         this.filter = filter;
@@ -69,7 +70,7 @@ public final class RecordTransformer {
         // the decoded maps, with the same result and the same errors as CEL, at a fraction of the cost.
         Map<String, String[]> fieldPaths = new LinkedHashMap<>();
         config.sink().columns().forEach((column, expression) -> {
-            if (config.format() == JobConfig.RecordFormat.JSON && FIELD_PATH.matcher(expression.strip()).matches()) {
+            if (config.format() == RecordFormat.JSON && FIELD_PATH.matcher(expression.strip()).matches()) {
                 fieldPaths.put(column, expression.strip().substring("value.".length()).split("\\."));
             }
         });
@@ -158,7 +159,7 @@ public final class RecordTransformer {
         if (bytes == null) {
             return NullValue.NULL_VALUE;
         }
-        if (format == JobConfig.RecordFormat.STRING) {
+        if (format == RecordFormat.STRING) {
             return new String(bytes, StandardCharsets.UTF_8);
         }
         return CelJson.parse(bytes);

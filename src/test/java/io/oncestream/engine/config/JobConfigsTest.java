@@ -12,7 +12,7 @@ class JobConfigsTest {
     @Test
     void defaultsAreFilledIn() {
         JobConfig c = JobConfigs.parse(VALID);
-        assertThat(c.source().startingOffsets()).isEqualTo(JobConfig.StartingOffsets.EARLIEST);
+        assertThat(c.source().startingOffsets()).isEqualTo(StartingOffsets.EARLIEST);
         assertThat(c.source().failOnDataLoss()).isTrue();
         assertThat(c.source().groupId()).isEqualTo("oncestream-shop.paid");
         assertThat(c.sink().maxInFlight()).isEqualTo(256);
@@ -22,13 +22,23 @@ class JobConfigsTest {
     }
 
     @Test
+    void enumsAreWrittenAsAStreamJobSpellsThemAndReadInEitherCase() {
+        JobConfig c = JobConfigs.parse(VALID);
+        assertThat(JobConfigs.toJson(c)).contains("\"startingOffsets\" : \"earliest\"").contains("\"format\" : \"json\"");
+        // Configurations written before the enums were shared spelled them in capitals.
+        String capitals = VALID.replace("\"format\": \"json\"", "\"format\": \"STRING\"");
+        assertThat(capitals).isNotEqualTo(VALID);
+        assertThat(JobConfigs.parse(capitals).format()).isEqualTo(RecordFormat.STRING);
+    }
+
+    @Test
     void errorsNameTheField() {
         assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"topics\": [\"orders\"]", "\"topics\": []")))
                 .isInstanceOf(InvalidConfigException.class).hasMessage("source.topics: needs at least one topic");
         assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"c:9042\"", "\"c\"")))
                 .hasMessage("sink.contactPoints[0]: 'c' is not host:port");
         assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"ONE\"", "\"SOME\"")))
-                .hasMessage("sink.consistency: 'SOME' is not a consistency level");
+                .hasMessageStartingWith("sink.consistency: 'SOME' is not a consistency level (one of [ONE, TWO");
         assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"maxRecordsPerBatch\": 500", "\"maxRecordsPerBatch\": 0")))
                 .hasMessage("source.maxRecordsPerBatch: must be at least 1, was 0");
         assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"format\": \"json\"", "\"format\": \"xml\"")))

@@ -1,4 +1,4 @@
-package io.oncestream.api;
+package io.oncestream.engine.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 

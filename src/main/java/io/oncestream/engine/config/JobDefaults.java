@@ -1,0 +1,37 @@
+package io.oncestream.engine.config;
+
+/**
+ * Every default of a job, in one place: the worker fills them into its configuration
+ * ({@link JobConfigs}), the operator maps an undefaulted StreamJob with them, and the CRD's
+ * {@code default:}s are these constants (a test checks the generated CRD against them). Text
+ * forms are what a StreamJob or a configuration file says; they are compile-time constants so
+ * that the CRD annotations can name them.
+ */
+public final class JobDefaults {
+
+    public static final String STARTING_OFFSETS = "earliest";
+    public static final int MAX_RECORDS_PER_BATCH = 50_000;
+    public static final boolean FAIL_ON_DATA_LOSS = true;
+    public static final String FORMAT = "json";
+    public static final String CONSISTENCY = "LOCAL_QUORUM";
+    public static final int MAX_IN_FLIGHT = 256;
+    public static final int MAX_BATCH_ROWS = 32;
+    public static final String DEAD_LETTER_MODE = "fail";
+    /** The trigger interval as a StreamJob writes it; {@link #TRIGGER_INTERVAL_MS} as the worker does. */
+    public static final String TRIGGER_INTERVAL = "1s";
+    public static final long TRIGGER_INTERVAL_MS = 1_000;
+    public static final boolean AVAILABLE_NOW = false;
+    public static final int RETAIN_BATCHES = 100;
+    public static final int PARALLELISM = 1;
+
+    private JobDefaults() {
+    }
+
+    /**
+     * The consumer group whose offsets a job's workers commit for lag tools:
+     * {@code oncestream-} and the job id with {@code /} as {@code .} ({@code oncestream-shop.paid-orders}).
+     */
+    public static String groupId(String jobId) {
+        return "oncestream-" + jobId.replace('/', '.');
+    }
+}
