@@ -58,7 +58,7 @@ deploy/operator/rbac.yaml, which the build generates from the calls the code mak
   verbs: [get, list, watch, create, patch]
 - apiGroups: [""]
   resources: [persistentvolumeclaims]
-  verbs: [list]
+  verbs: [list, watch]
 - apiGroups: [oncestream.io]
   resources: [streamjobs]
   verbs: [get, list, watch]

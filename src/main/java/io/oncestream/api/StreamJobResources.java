@@ -25,6 +25,13 @@ public final class StreamJobResources {
     public static final String CONFIG_HASH_ANNOTATION = "oncestream.io/config-hash";
     /** Label with the job's name on every object made for it. */
     public static final String JOB_LABEL = "oncestream.io/job";
+    /** The {@code app.kubernetes.io/managed-by} value of every object made for a job. */
+    public static final String MANAGED_BY = "oncestream-operator";
+    /**
+     * Label selector of every object the operator makes; its informers cache only these. A
+     * constant expression, so that informer annotations can name it.
+     */
+    public static final String MANAGED_SELECTOR = "app.kubernetes.io/managed-by=" + MANAGED_BY;
 
     private StreamJobResources() {
     }
@@ -32,6 +39,11 @@ public final class StreamJobResources {
     /** The StatefulSet, whose pods are {@code <job>-0 .. <job>-(parallelism-1)}. */
     public static String statefulSetName(String job) {
         return job;
+    }
+
+    /** The worker pod of ordinal {@code ordinal}, which runs worker index {@code ordinal}. */
+    public static String podName(String job, int ordinal) {
+        return statefulSetName(job) + "-" + ordinal;
     }
 
     /** The headless Service that gives each worker pod a stable DNS name. */
@@ -60,7 +72,7 @@ public final class StreamJobResources {
     /** Labels of every object made for a job. */
     public static Map<String, String> labels(String job) {
         Map<String, String> labels = selectorLabels(job);
-        labels.put("app.kubernetes.io/managed-by", "oncestream-operator");
+        labels.put("app.kubernetes.io/managed-by", MANAGED_BY);
         labels.put("app.kubernetes.io/part-of", "oncestream");
         labels.put(JOB_LABEL, job);
         return labels;

@@ -2,8 +2,8 @@ package io.oncestream.operator;
 
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 
-import io.oncestream.engine.config.JobConfig;
 import io.oncestream.api.StreamJob;
+import io.oncestream.engine.config.JobConfig;
 
 /**
  * What the reconciler computed once per reconcile and hands to the dependents: the checked
@@ -11,9 +11,6 @@ import io.oncestream.api.StreamJob;
  * has drained its partitions for the current spec (its workers are then stopped).
  */
 record ReconcileInputs(JobConfig config, WorkerSettings settings, boolean drained) {
-
-    /** Only objects with this label are cached by the operator's informers. */
-    static final String MANAGED_SELECTOR = "app.kubernetes.io/managed-by=oncestream-operator";
 
     private static final String KEY = ReconcileInputs.class.getName();
 

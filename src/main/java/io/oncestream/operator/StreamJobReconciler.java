@@ -11,7 +11,9 @@ import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -76,70 +78,109 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         // Worker pods: their readiness and IPs decide what is polled, and their changes trigger a reconcile.
         InformerEventSourceConfiguration<Pod> pods = InformerEventSourceConfiguration.from(Pod.class, StreamJob.class)
                 .withName("worker-pods")
-                .withLabelSelector(ReconcileInputs.MANAGED_SELECTOR)
-                .withSecondaryToPrimaryMapper(pod -> {
-                    String job = pod.getMetadata().getLabels() == null ? null
-                            : pod.getMetadata().getLabels().get(StreamJobResources.JOB_LABEL);
-                    return job == null ? Set.of() : Set.of(new ResourceID(job, pod.getMetadata().getNamespace()));
-                })
+                .withLabelSelector(StreamJobResources.MANAGED_SELECTOR)
+                .withSecondaryToPrimaryMapper(StreamJobReconciler::jobOf)
                 .build();
-        return List.of(new InformerEventSource<>(pods, context));
+        // Checkpoint volumes: whether a job has checkpoints decides whether a change is refused, and
+        // deleting them (to accept the change) triggers a reconcile.
+        InformerEventSourceConfiguration<PersistentVolumeClaim> checkpoints = InformerEventSourceConfiguration
+                .from(PersistentVolumeClaim.class, StreamJob.class)
+                .withName("checkpoint-volumes")
+                .withLabelSelector(StreamJobResources.MANAGED_SELECTOR)
+                .withSecondaryToPrimaryMapper(StreamJobReconciler::jobOf)
+                .build();
+        return List.of(new InformerEventSource<>(pods, context), new InformerEventSource<>(checkpoints, context));
     }
 
+    /** The job an object was made for, from its {@link StreamJobResources#JOB_LABEL}. */
+    private static Set<ResourceID> jobOf(HasMetadata object) {
+        String job = object.getMetadata().getLabels() == null ? null
+                : object.getMetadata().getLabels().get(StreamJobResources.JOB_LABEL);
+        return job == null ? Set.of() : Set.of(new ResourceID(job, object.getMetadata().getNamespace()));
+    }
+
+    /**
+     * One pass of the protocol: check the spec, refuse what the checkpoints cannot follow, apply
+     * the workers, poll them, and patch the status if it changed.
+     */
     @Override
     public UpdateControl<StreamJob> reconcile(StreamJob job, Context<StreamJob> context) {
         metrics.watch(context.getPrimaryCache());
-        String name = job.getMetadata().getName();
-        CheckedSpecs.Checked checked = specs.of(job,
-                () -> context.getPrimaryCache().list().map(j -> j.getMetadata().getUid()).collect(Collectors.toSet()));
-        JobConfig desired = checked.config();
-        String configError = checked.error();
-        String refusal = desired == null ? null : refusal(job, desired, context).orElse(null);
-        StreamJobStatus previous = job.getStatus();
-        // An availableNow job whose workers all reported COMPLETED for this spec is done: its
-        // workers are stopped rather than restarted to find nothing left, and its status stays.
-        boolean drained = desired != null && desired.trigger().availableNow() && previous != null
-                && previous.phase == StreamJobStatus.Phase.Completed
-                && Objects.equals(previous.observedGeneration, job.getMetadata().getGeneration());
+        CheckedSpecs.Checked spec = checkSpec(job, context);
+        String refusal = spec.config() == null ? null : refusal(job, spec.config(), context).orElse(null);
+        boolean apply = spec.config() != null && refusal == null;
         int replicas;
-        if (desired != null && refusal == null) {
-            new ReconcileInputs(desired, settings, drained).putInto(context);
-            context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+        if (apply) {
+            boolean drained = drained(job, spec.config());
+            applyWorkers(spec.config(), drained, context);
             if (drained) {
                 metrics.reconciled(false, false);
                 return UpdateControl.noUpdate();
             }
-            replicas = Boolean.TRUE.equals(job.getSpec().suspend) ? 0 : desired.parallelism();
+            replicas = Boolean.TRUE.equals(job.getSpec().suspend) ? 0 : spec.config().parallelism();
         } else {
-            // Nothing is applied: the workers that run keep running, and are still reported.
-            replicas = context.getSecondaryResource(StatefulSet.class)
-                    .map(s -> s.getSpec().getReplicas() == null ? 0 : s.getSpec().getReplicas()).orElse(0);
+            replicas = runningReplicas(context); // nothing is applied: the workers that run keep running and are reported
         }
+        List<StatusProjection.Worker> workers = spec.error() != null ? List.of() : pollWorkers(job, replicas, context);
+        StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, workers,
+                Instant.now().truncatedTo(ChronoUnit.SECONDS));
+        UpdateControl<StreamJob> control = patchIfChanged(job, projected, refusal != null);
+        if (replicas > 0 && spec.error() == null) {
+            control.rescheduleAfter(config.pollInterval());
+        }
+        return control;
+    }
 
-        List<WorkerPods.Expected> expected = configError != null ? List.of()
-                : WorkerPods.expected(name, replicas, context.getSecondaryResources(Pod.class));
+    /** The worker configuration of the spec, or the error naming the field; computed once per generation. */
+    private CheckedSpecs.Checked checkSpec(StreamJob job, Context<StreamJob> context) {
+        return specs.of(job, () -> context.getPrimaryCache().list().map(j -> j.getMetadata().getUid()).collect(Collectors.toSet()));
+    }
+
+    /**
+     * An availableNow job whose workers all reported COMPLETED for this spec is done: its workers
+     * are stopped rather than restarted to find nothing left, and its status stays.
+     */
+    private static boolean drained(StreamJob job, JobConfig desired) {
+        StreamJobStatus previous = job.getStatus();
+        return desired.trigger().availableNow() && previous != null && previous.phase == StreamJobStatus.Phase.Completed
+                && Objects.equals(previous.observedGeneration, job.getMetadata().getGeneration());
+    }
+
+    /** Server-side applies the ConfigMap, the headless Service and the StatefulSet where they differ. */
+    private void applyWorkers(JobConfig desired, boolean drained, Context<StreamJob> context) {
+        new ReconcileInputs(desired, settings, drained).putInto(context);
+        context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+    }
+
+    private static int runningReplicas(Context<StreamJob> context) {
+        return context.getSecondaryResource(StatefulSet.class)
+                .map(s -> s.getSpec().getReplicas() == null ? 0 : s.getSpec().getReplicas()).orElse(0);
+    }
+
+    /** {@code /progress} of every expected worker that has an address; one entry per ordinal. */
+    private List<StatusProjection.Worker> pollWorkers(StreamJob job, int replicas, Context<StreamJob> context) {
+        List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(), replicas,
+                context.getSecondaryResources(Pod.class));
         List<StatusProjection.Worker> workers = poller.poll(expected);
         long polled = expected.stream().filter(e -> e.pollAddress() != null).count();
         long answered = workers.stream().filter(w -> w.progress() != null).count();
         metrics.polled(answered, polled - answered);
-        StreamJobStatus projected = StatusProjection.project(job, previous, configError, refusal, workers,
-                Instant.now().truncatedTo(ChronoUnit.SECONDS));
+        return workers;
+    }
 
-        UpdateControl<StreamJob> control;
+    /** A status patch and the events of the phase changes when the projection differs; otherwise nothing. */
+    private UpdateControl<StreamJob> patchIfChanged(StreamJob job, StreamJobStatus projected, boolean refused) {
+        StreamJobStatus previous = job.getStatus();
         boolean changed = StatusChanges.differ(previous, projected);
-        metrics.reconciled(changed, refusal != null);
-        if (changed) {
-            List<PhaseEvents.JobEvent> changes = PhaseEvents.between(previous, projected);
-            changes.forEach(e -> LOG.infof("%s/%s: %s %s", job.getMetadata().getNamespace(), name, e.reason(), e.message()));
-            events.record(job, changes);
-            control = UpdateControl.patchStatus(statusPatch(job, projected));
-        } else {
-            control = UpdateControl.noUpdate();
+        metrics.reconciled(changed, refused);
+        if (!changed) {
+            return UpdateControl.noUpdate();
         }
-        if (replicas > 0 && configError == null) {
-            control.rescheduleAfter(config.pollInterval());
-        }
-        return control;
+        List<PhaseEvents.JobEvent> changes = PhaseEvents.between(previous, projected);
+        changes.forEach(e -> LOG.infof("%s/%s: %s %s", job.getMetadata().getNamespace(), job.getMetadata().getName(),
+                e.reason(), e.message()));
+        events.record(job, changes);
+        return UpdateControl.patchStatus(statusPatch(job, projected));
     }
 
     /**
@@ -189,8 +230,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         if (refusal.isEmpty()) {
             return refusal;
         }
-        boolean checkpoints = !context.getClient().persistentVolumeClaims().inNamespace(job.getMetadata().getNamespace())
-                .withLabel(StreamJobResources.JOB_LABEL, job.getMetadata().getName()).list().getItems().isEmpty();
+        boolean checkpoints = !context.getSecondaryResources(PersistentVolumeClaim.class).isEmpty();
         return checkpoints ? refusal : Optional.empty();
     }
 }

@@ -8,6 +8,7 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernete
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 
 import io.oncestream.api.StreamJob;
+import io.oncestream.api.StreamJobResources;
 
 /**
  * The job's ConfigMap; desired state from {@link WorkerConfigMaps}. Applied with server-side
@@ -15,7 +16,7 @@ import io.oncestream.api.StreamJob;
  * would need one more verb in the RBAC).
  */
 @KubernetesDependent(useSSA = BooleanWithUndefined.TRUE,
-        informer = @Informer(labelSelector = ReconcileInputs.MANAGED_SELECTOR))
+        informer = @Informer(labelSelector = StreamJobResources.MANAGED_SELECTOR))
 public class WorkerConfigMapDependent extends CRUDKubernetesDependentResource<ConfigMap, StreamJob> {
 
     public WorkerConfigMapDependent() {

@@ -30,7 +30,7 @@ public final class WorkerPods {
                 (a, b) -> a));
         List<Expected> result = new ArrayList<>();
         for (int i = 0; i < replicas; i++) {
-            String name = StreamJobResources.statefulSetName(job) + "-" + i;
+            String name = StreamJobResources.podName(job, i);
             Pod pod = byName.get(name);
             if (pod == null || pod.getMetadata().getDeletionTimestamp() != null) {
                 result.add(new Expected(name, pod, false, null));

@@ -7,9 +7,10 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernete
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 
 import io.oncestream.api.StreamJob;
+import io.oncestream.api.StreamJobResources;
 
 /** The workers' headless Service; desired state from {@link WorkerServices}. */
-@KubernetesDependent(informer = @Informer(labelSelector = ReconcileInputs.MANAGED_SELECTOR))
+@KubernetesDependent(informer = @Informer(labelSelector = StreamJobResources.MANAGED_SELECTOR))
 public class WorkerServiceDependent extends CRUDKubernetesDependentResource<Service, StreamJob> {
 
     public WorkerServiceDependent() {
