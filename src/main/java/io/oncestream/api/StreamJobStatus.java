@@ -3,7 +3,9 @@ package io.oncestream.api;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
@@ -17,7 +19,7 @@ public class StreamJobStatus {
     @JsonPropertyDescription("Pending, Running, Degraded, Suspended, Completed or Failed.")
     public Phase phase;
 
-    @JsonPropertyDescription("Ready, Progressing, ConfigValid, SinkAvailable and SourceAvailable.")
+    @JsonPropertyDescription("Ready, Progressing, ConfigValid, SinkAvailable, SourceAvailable and Stalled.")
     public List<Condition> conditions = new ArrayList<>();
 
     @JsonPropertyDescription("Last batch committed by every worker (the lowest of the workers' batch ids).")
@@ -37,6 +39,13 @@ public class StreamJobStatus {
 
     @JsonPropertyDescription("One entry per worker.")
     public List<WorkerStatus> workers;
+
+    /** The condition of this type, if the status has one. */
+    @JsonIgnore
+    public Optional<Condition> condition(ConditionType type) {
+        return conditions == null ? Optional.empty()
+                : conditions.stream().filter(c -> type.name().equals(c.type)).findFirst();
+    }
 
     /** The job's overall state. */
     public enum Phase { Pending, Running, Degraded, Suspended, Completed, Failed }

@@ -5,8 +5,9 @@ import java.util.List;
 import java.util.Objects;
 
 import io.oncestream.api.Condition;
-import io.oncestream.api.StreamJobStatus;
+import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.api.StreamJobStatus;
 
 /**
  * The Kubernetes Events a status change deserves: one when the phase changes, one when the
@@ -25,23 +26,19 @@ public final class PhaseEvents {
     public static List<JobEvent> between(StreamJobStatus previous, StreamJobStatus projected) {
         List<JobEvent> events = new ArrayList<>();
         Phase before = previous == null ? null : previous.phase;
-        Condition configBefore = previous == null ? null : find(previous, "ConfigValid");
-        Condition config = find(projected, "ConfigValid");
+        Condition configBefore = previous == null ? null : previous.condition(ConditionType.ConfigValid).orElse(null);
+        Condition config = projected.condition(ConditionType.ConfigValid).orElse(null);
         if (config != null && "False".equals(config.status)
                 && (configBefore == null || !"False".equals(configBefore.status) || !Objects.equals(configBefore.message, config.message))) {
             events.add(new JobEvent("Warning", config.reason, config.message));
         }
         if (projected.phase != null && projected.phase != before) {
-            Condition ready = find(projected, "Ready");
+            Condition ready = projected.condition(ConditionType.Ready).orElse(null);
             String why = ready == null ? "" : ": " + ready.message;
             boolean bad = projected.phase == Phase.Failed || projected.phase == Phase.Degraded;
             events.add(new JobEvent(bad ? "Warning" : "Normal", "Phase" + projected.phase,
                     "phase " + (before == null ? "(none)" : before) + " -> " + projected.phase + why));
         }
         return events;
-    }
-
-    private static Condition find(StreamJobStatus status, String type) {
-        return status.conditions.stream().filter(c -> type.equals(c.type)).findFirst().orElse(null);
     }
 }

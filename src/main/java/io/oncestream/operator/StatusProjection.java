@@ -7,9 +7,11 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import io.oncestream.api.Condition;
+import io.oncestream.api.ConditionReason;
+import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
-import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.api.StreamJobStatus;
 import io.oncestream.engine.checkpoint.TopicPartitionKey;
 
 /**
@@ -47,20 +49,20 @@ public final class StatusProjection {
         boolean suspended = Boolean.TRUE.equals(job.getSpec().suspend);
 
         if (refusal != null && configError == null) {
-            condition(s, before, now, "ConfigValid", false, "ChangeRefused", refusal);
+            condition(s, before, now, ConditionType.ConfigValid, false, ConditionReason.ChangeRefused, refusal);
         } else {
-            condition(s, before, now, "ConfigValid", configError == null, configError == null ? "SpecValid" : "InvalidSpec",
+            condition(s, before, now, ConditionType.ConfigValid, configError == null, configError == null ? ConditionReason.SpecValid : ConditionReason.InvalidSpec,
                     configError == null ? "the spec compiles and maps to a worker configuration" : configError);
         }
         if (configError != null) {
             s.phase = Phase.Failed;
-            condition(s, before, now, "Ready", false, "InvalidSpec", "no workers run for an invalid spec: " + configError);
-            stalled(s, before, now, "InvalidSpec", configError);
+            condition(s, before, now, ConditionType.Ready, false, ConditionReason.InvalidSpec, "no workers run for an invalid spec: " + configError);
+            stalled(s, before, now, ConditionReason.InvalidSpec, configError);
             return s;
         }
         if (suspended && refusal == null) {
             s.phase = Phase.Suspended;
-            condition(s, before, now, "Ready", false, "Suspended", "spec.suspend is true; checkpoints are kept");
+            condition(s, before, now, ConditionType.Ready, false, ConditionReason.Suspended, "spec.suspend is true; checkpoints are kept");
             stalled(s, before, now, null, null);
             keepTotals(s, previous);
             return s;
@@ -146,33 +148,33 @@ public final class StatusProjection {
 
         if (reporting == 0) {
             // Nobody has tried Cassandra or Kafka yet: neither available nor not.
-            condition(s, before, now, "SinkAvailable", "Unknown", "NoWorkerReported", "no worker has reported yet");
-            condition(s, before, now, "SourceAvailable", "Unknown", "NoWorkerReported", "no worker has reported yet");
+            condition(s, before, now, ConditionType.SinkAvailable, "Unknown", ConditionReason.NoWorkerReported, "no worker has reported yet");
+            condition(s, before, now, ConditionType.SourceAvailable, "Unknown", ConditionReason.NoWorkerReported, "no worker has reported yet");
         } else {
-            condition(s, before, now, "SinkAvailable", sinkDown == null, sinkDown == null ? "WritesAcknowledged" : "WritesFailing",
+            condition(s, before, now, ConditionType.SinkAvailable, sinkDown == null, sinkDown == null ? ConditionReason.WritesAcknowledged : ConditionReason.WritesFailing,
                     sinkDown == null ? "Cassandra acknowledges writes" : "retrying writes, nothing is committed meanwhile: " + sinkDown);
-            condition(s, before, now, "SourceAvailable", sourceDown == null, sourceDown == null ? "KafkaReachable" : "KafkaUnreachable",
+            condition(s, before, now, ConditionType.SourceAvailable, sourceDown == null, sourceDown == null ? ConditionReason.KafkaReachable : ConditionReason.KafkaUnreachable,
                     sourceDown == null ? "Kafka answers" : sourceDown);
         }
         if (failed != null) {
             s.phase = Phase.Failed;
-            condition(s, before, now, "Ready", false, "WorkerFailed", failed);
+            condition(s, before, now, ConditionType.Ready, false, ConditionReason.WorkerFailed, failed);
         } else if (allReporting && completed == workers.size()) {
             // Done as asked: ready in the sense GitOps tools read (kstatus "Current", Argo CD "Healthy").
             s.phase = Phase.Completed;
-            condition(s, before, now, "Ready", true, "Completed", "every worker drained its partitions (availableNow)");
+            condition(s, before, now, ConditionType.Ready, true, ConditionReason.Completed, "every worker drained its partitions (availableNow)");
         } else if (allReporting && ready == workers.size() && sinkDown == null && sourceDown == null) {
             s.phase = Phase.Running;
-            condition(s, before, now, "Ready", true, "WorkersReady", ready + " of " + workers.size() + " workers ready");
+            condition(s, before, now, ConditionType.Ready, true, ConditionReason.WorkersReady, ready + " of " + workers.size() + " workers ready");
         } else {
             s.phase = reporting == 0 ? Phase.Pending : Phase.Degraded;
-            condition(s, before, now, "Ready", false, reporting == 0 ? "WorkersStarting" : "WorkersDegraded",
+            condition(s, before, now, ConditionType.Ready, false, reporting == 0 ? ConditionReason.WorkersStarting : ConditionReason.WorkersDegraded,
                     ready + " of " + workers.size() + " workers ready, " + reporting + " reporting progress");
         }
         boolean progressing = failed == null && sinkDown == null && sourceDown == null && reporting > 0;
-        condition(s, before, now, "Progressing", progressing, progressing ? "BatchesCommitting" : "NotCommitting",
+        condition(s, before, now, ConditionType.Progressing, progressing, progressing ? ConditionReason.BatchesCommitting : ConditionReason.NotCommitting,
                 progressing ? "batches are planned and committed" : "no batch can commit now");
-        stalled(s, before, now, failed == null ? null : "WorkerFailed", failed);
+        stalled(s, before, now, failed == null ? null : ConditionReason.WorkerFailed, failed);
         return s;
     }
 
@@ -181,8 +183,8 @@ public final class StatusProjection {
      * invalid spec, a failed worker), the condition kstatus (Flux, kpt, cli-utils) reads as
      * "Failed"; False otherwise.
      */
-    private static void stalled(StreamJobStatus s, List<Condition> before, Instant now, String reason, String message) {
-        condition(s, before, now, "Stalled", reason != null, reason == null ? "NotStalled" : reason,
+    private static void stalled(StreamJobStatus s, List<Condition> before, Instant now, ConditionReason reason, String message) {
+        condition(s, before, now, ConditionType.Stalled, reason != null, reason == null ? ConditionReason.NotStalled : reason,
                 reason == null ? "nothing needs a change of the spec" : message);
     }
 
@@ -198,9 +200,9 @@ public final class StatusProjection {
         if (s.phase == null) {
             s.phase = Phase.Pending;
         }
-        List<Condition> others = new ArrayList<>(before.stream().filter(c -> !c.type.equals("Ready")).toList());
+        List<Condition> others = new ArrayList<>(before.stream().filter(c -> !c.type.equals(ConditionType.Ready.name())).toList());
         s.conditions = new ArrayList<>();
-        condition(s, before, now, "Ready", false, "ReconcileFailed", "the operator could not apply the job (retrying): " + failure);
+        condition(s, before, now, ConditionType.Ready, false, ConditionReason.ReconcileFailed, "the operator could not apply the job (retrying): " + failure);
         s.conditions.addAll(others);
         return s;
     }
@@ -214,20 +216,20 @@ public final class StatusProjection {
     }
 
     /** Adds the condition, keeping the previous lastTransitionTime unless the status flipped. */
-    private static void condition(StreamJobStatus s, List<Condition> before, Instant now, String type, boolean ok,
-            String reason, String message) {
+    private static void condition(StreamJobStatus s, List<Condition> before, Instant now, ConditionType type, boolean ok,
+            ConditionReason reason, String message) {
         condition(s, before, now, type, ok ? "True" : "False", reason, message);
     }
 
-    private static void condition(StreamJobStatus s, List<Condition> before, Instant now, String type, String status,
-            String reason, String message) {
+    private static void condition(StreamJobStatus s, List<Condition> before, Instant now, ConditionType type, String status,
+            ConditionReason reason, String message) {
         Condition c = new Condition();
-        c.type = type;
+        c.type = type.name();
         c.status = status;
-        c.reason = reason;
+        c.reason = reason.name();
         c.message = message;
         c.observedGeneration = s.observedGeneration;
-        c.lastTransitionTime = before.stream().filter(b -> type.equals(b.type) && c.status.equals(b.status))
+        c.lastTransitionTime = before.stream().filter(b -> c.type.equals(b.type) && c.status.equals(b.status))
                 .map(b -> b.lastTransitionTime).findFirst().orElse(now.toString());
         s.conditions.add(c);
     }

@@ -16,8 +16,6 @@ import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.fabric8.kubernetes.api.model.Pod;
 
-import io.oncestream.testing.TextEdits;
-import io.oncestream.api.Condition;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
@@ -27,6 +25,7 @@ import io.oncestream.testing.CassandraNode;
 import io.oncestream.testing.KafkaBroker;
 import io.oncestream.testing.KubeCluster;
 import io.oncestream.testing.LocalService;
+import io.oncestream.testing.TextEdits;
 
 /**
  * One StreamJob of an end-to-end test: the example manifest of deploy/examples/paid-orders.yaml
@@ -211,14 +210,6 @@ final class E2EJob {
         return job == null ? null : job.getStatus();
     }
 
-    static String condition(StreamJobStatus status, String type) {
-        return status == null || status.conditions == null ? null : status.conditions.stream()
-                .filter(c -> c.type.equals(type)).map(c -> c.status).findFirst().orElse(null);
-    }
-
-    static Condition conditionOf(StreamJobStatus status, String type) {
-        return status.conditions.stream().filter(c -> c.type.equals(type)).findFirst().orElseThrow();
-    }
 
     /** Waits until the status satisfies {@code until}; fails with the last status seen. */
     StreamJobStatus awaitStatus(String what, Duration timeout, Predicate<StreamJobStatus> until) {

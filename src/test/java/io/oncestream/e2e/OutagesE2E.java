@@ -7,8 +7,9 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.oncestream.api.StreamJobStatus;
+import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.api.StreamJobStatus;
 import io.oncestream.testing.AuditLog;
 import io.oncestream.testing.Awaits;
 
@@ -37,18 +38,18 @@ class OutagesE2E extends E2ETest {
             cassandra.stop();
             long stopped = System.nanoTime();
             StreamJobStatus degraded = job.awaitStatus("Degraded with SinkAvailable=False during the outage", OUTAGE,
-                    s -> s.phase == Phase.Degraded && "False".equals(E2EJob.condition(s, "SinkAvailable")));
+                    s -> s.phase == Phase.Degraded && s.condition(ConditionType.SinkAvailable).filter(c -> "False".equals(c.status)).isPresent());
             double seconds = (System.nanoTime() - stopping) / 1e9;
             System.out.printf("[e2e] Degraded seen %.1f s after Cassandra's stop began (%.1f operator polls; the stop itself"
                     + " took %.1f s): %s%n", seconds, seconds / E2ESettings.POLL.toSeconds(), (stopped - stopping) / 1e9,
-                    E2EJob.conditionOf(degraded, "SinkAvailable").message);
+                    degraded.condition(ConditionType.SinkAvailable).orElseThrow().message);
             long left = OUTAGE.toNanos() - (System.nanoTime() - stopping);
             if (left > 0) {
                 Thread.sleep(left / 1_000_000);
             }
             cassandra.start();
             job.awaitStatus("Running again, by itself", E2ESettings.WAIT,
-                    s -> s.phase == Phase.Running && "True".equals(E2EJob.condition(s, "SinkAvailable")));
+                    s -> s.phase == Phase.Running && s.condition(ConditionType.SinkAvailable).filter(c -> "True".equals(c.status)).isPresent());
 
             // The operator dies mid-stream and comes back.
             long batchBefore = job.status().batchId;

@@ -31,12 +31,12 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
-import io.oncestream.testing.TextEdits;
 import io.oncestream.api.Condition;
+import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
-import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.TestManifests;
 import io.oncestream.engine.EngineState;
 import io.oncestream.engine.config.JobConfig;
@@ -48,6 +48,7 @@ import io.oncestream.testing.KubeExtension;
 import io.oncestream.testing.LocalService;
 import io.oncestream.testing.OperatorInstall;
 import io.oncestream.testing.OperatorProcess;
+import io.oncestream.testing.TextEdits;
 
 /**
  * The packaged operator on the real API server and controller-manager, running as its own
@@ -116,8 +117,8 @@ class OperatorIT {
         apply(ns, "bad", Map.of("filter: \"value.status == 'PAID'\"", "filter: \"value.status ==\""));
 
         StreamJobStatus status = awaitStatus(ns, "bad", s -> s.phase == Phase.Failed);
-        assertThat(condition(status, "Stalled").status).as("an invalid spec stalls the job (kstatus: Failed)").isEqualTo("True");
-        Condition config = condition(status, "ConfigValid");
+        assertThat(status.condition(ConditionType.Stalled).orElseThrow().status).as("an invalid spec stalls the job (kstatus: Failed)").isEqualTo("True");
+        Condition config = status.condition(ConditionType.ConfigValid).orElseThrow();
         assertThat(config.status).isEqualTo("False");
         assertThat(config.reason).isEqualTo("InvalidSpec");
         assertThat(config.message).startsWith("spec.filter");
@@ -207,17 +208,17 @@ class OperatorIT {
         assertThat(running.rates.inputRecordsPerSecond).isEqualTo(2000.0);
         assertThat(running.workers).extracting(w -> w.name + " " + w.state + " " + w.ready)
                 .containsExactly("paid-0 IDLE true", "paid-1 WRITING true");
-        assertThat(condition(running, "Ready").status).isEqualTo("True");
-        String configSince = condition(running, "ConfigValid").lastTransitionTime;
+        assertThat(running.condition(ConditionType.Ready).orElseThrow().status).isEqualTo("True");
+        String configSince = running.condition(ConditionType.ConfigValid).orElseThrow().lastTransitionTime;
 
         // Cassandra down for worker 1.
         workers.answer("paid-1", ProgressDocuments.json(EngineState.WAITING_FOR_SINK, 11, Map.of("orders-1", new long[] {480, 900}),
                 false, "Cassandra: No node was available"));
         StreamJobStatus sinkDown = awaitStatus(ns, "paid", s -> s.phase == Phase.Degraded);
-        assertThat(condition(sinkDown, "SinkAvailable").status).isEqualTo("False");
-        assertThat(condition(sinkDown, "SinkAvailable").message).contains("paid-1: Cassandra: No node was available");
-        assertThat(condition(sinkDown, "Progressing").status).isEqualTo("False");
-        assertThat(condition(sinkDown, "ConfigValid").lastTransitionTime).as("unflipped conditions keep their time")
+        assertThat(sinkDown.condition(ConditionType.SinkAvailable).orElseThrow().status).isEqualTo("False");
+        assertThat(sinkDown.condition(ConditionType.SinkAvailable).orElseThrow().message).contains("paid-1: Cassandra: No node was available");
+        assertThat(sinkDown.condition(ConditionType.Progressing).orElseThrow().status).isEqualTo("False");
+        assertThat(sinkDown.condition(ConditionType.ConfigValid).orElseThrow().lastTransitionTime).as("unflipped conditions keep their time")
                 .isEqualTo(configSince);
 
         // Worker 1 stops answering.
@@ -231,7 +232,7 @@ class OperatorIT {
         workers.serve("paid-1", ProgressDocuments.json(EngineState.COMPLETED, 12, Map.of("orders-1", new long[] {900, 900}), true, null));
         workers.answer("paid-0", ProgressDocuments.json(EngineState.COMPLETED, 12, Map.of("orders-0", new long[] {520, 520}), true, null));
         StreamJobStatus completed = awaitStatus(ns, "paid", s -> s.phase == Phase.Completed);
-        assertThat(condition(completed, "Ready").status).as("a completed job is where its spec asks (kstatus: Current)")
+        assertThat(completed.condition(ConditionType.Ready).orElseThrow().status).as("a completed job is where its spec asks (kstatus: Current)")
                 .isEqualTo("True");
         assertThat(completed.lag).isZero();
         // A drained availableNow job stops its workers and keeps its checkpoints and its status.
@@ -307,8 +308,8 @@ class OperatorIT {
         long mark = audit.mark();
 
         apply(ns, "fixed", Map.of("topics: [orders]", "topics: [orders, refunds]", "parallelism: 2", "parallelism: 3"));
-        StreamJobStatus refused = awaitStatus(ns, "fixed", s -> "ChangeRefused".equals(condition(s, "ConfigValid").reason));
-        Condition config = condition(refused, "ConfigValid");
+        StreamJobStatus refused = awaitStatus(ns, "fixed", s -> "ChangeRefused".equals(s.condition(ConditionType.ConfigValid).orElseThrow().reason));
+        Condition config = refused.condition(ConditionType.ConfigValid).orElseThrow();
         assertThat(config.status).isEqualTo("False");
         assertThat(config.message).contains("spec.source.kafka.topics changed from [orders] to [orders, refunds]")
                 .contains("spec.parallelism changed from 2 to 3").contains("workers keep running the previous configuration");
@@ -322,7 +323,7 @@ class OperatorIT {
         assertThat(events(ns, "fixed")).anyMatch(e -> e.startsWith("Warning ChangeRefused spec.source.kafka.topics"));
 
         apply(ns, "fixed", Map.of());
-        StreamJobStatus reverted = awaitStatus(ns, "fixed", s -> "True".equals(condition(s, "ConfigValid").status));
+        StreamJobStatus reverted = awaitStatus(ns, "fixed", s -> "True".equals(s.condition(ConditionType.ConfigValid).orElseThrow().status));
         assertThat(reverted.phase).isEqualTo(Phase.Pending);
     }
 
@@ -355,7 +356,7 @@ class OperatorIT {
         long applied = System.nanoTime();
         apply(ns, "refused", Map.of("parallelism: 2", "parallelism: 1"));
         StreamJobStatus failed = awaitStatus(ns, "refused", s -> "ReconcileFailed".equals(reasonOf(s, "Ready")));
-        Condition ready = condition(failed, "Ready");
+        Condition ready = failed.condition(ConditionType.Ready).orElseThrow();
         assertThat(ready.status).isEqualTo("False");
         assertThat(ready.message).contains("refused-workers").contains("exceeded quota").contains("HTTP 403");
         assertThat(failed.observedGeneration).as("a failed reconcile observed nothing").isNull();
@@ -372,7 +373,7 @@ class OperatorIT {
         admin.resourceQuotas().inNamespace(ns).withName("no-services").delete();
         StreamJobStatus recovered = awaitStatus(ns, "refused", s -> s.phase == Phase.Pending && s.observedGeneration != null);
         assertThat(reasonOf(recovered, "Ready")).isEqualTo("WorkersStarting");
-        assertThat(condition(recovered, "SinkAvailable").status).as("no worker has reported").isEqualTo("Unknown");
+        assertThat(recovered.condition(ConditionType.SinkAvailable).orElseThrow().status).as("no worker has reported").isEqualTo("Unknown");
         assertThat(admin.services().inNamespace(ns).withName(StreamJobResources.serviceName("refused")).get()).isNotNull();
     }
 
@@ -576,10 +577,6 @@ class OperatorIT {
         return t;
     }
 
-    private static Condition condition(StreamJobStatus status, String type) {
-        return status.conditions.stream().filter(c -> type.equals(c.type)).findFirst()
-                .orElseThrow(() -> new AssertionError("no condition " + type));
-    }
 
     private static List<AuditLog.Request> writes(long mark, String ns) {
         return audit.since(mark, r -> r.user().equals(OPERATOR_USER) && r.isWrite() && ns.equals(r.namespace()));

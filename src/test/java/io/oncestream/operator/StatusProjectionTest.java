@@ -9,9 +9,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import io.oncestream.api.Condition;
+import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
-import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.api.StreamJobStatus;
 import io.oncestream.engine.EngineState;
 
 /** The status projection, fed with progress documents serialised exactly as the worker serves them. */
@@ -48,7 +49,7 @@ class StatusProjectionTest {
                 worker(0, progress(EngineState.WAITING_FOR_SINK, 4, Map.of("orders-0", new long[] {100, 300}), false,
                         "Cassandra: No node was available"))), T0);
         assertThat(s.phase).isEqualTo(Phase.Degraded);
-        Condition sink = condition(s, "SinkAvailable");
+        Condition sink = s.condition(ConditionType.SinkAvailable).orElseThrow();
         assertThat(sink.status).isEqualTo("False");
         assertThat(sink.message).contains("paid-orders-0: Cassandra: No node was available")
                 .contains("nothing is committed meanwhile");
@@ -67,7 +68,7 @@ class StatusProjectionTest {
         assertThat(s.batchId).as("not every worker reported: keep the last known batch").isEqualTo(7L);
         assertThat(s.workers.get(1).state).isEqualTo("Unreachable");
         assertThat(s.workers.get(1).lastError).isEqualTo("connect timed out");
-        assertThat(condition(s, "Ready").message).isEqualTo("1 of 2 workers ready, 1 reporting progress");
+        assertThat(s.condition(ConditionType.Ready).orElseThrow().message).isEqualTo("1 of 2 workers ready, 1 reporting progress");
     }
 
     @Test
@@ -82,15 +83,15 @@ class StatusProjectionTest {
         StreamJobStatus failed = StatusProjection.project(job, null, null, List.of(
                 worker(0, progress(EngineState.FAILED, 3, Map.of(), true, "bad record at orders-0 offset 17: ..."))), T0);
         assertThat(failed.phase).isEqualTo(Phase.Failed);
-        assertThat(condition(failed, "Ready").message).isEqualTo("paid-orders-0: bad record at orders-0 offset 17: ...");
-        assertThat(condition(failed, "Stalled").status).as("what kstatus reads as Failed").isEqualTo("True");
-        assertThat(condition(failed, "Stalled").reason).isEqualTo("WorkerFailed");
+        assertThat(failed.condition(ConditionType.Ready).orElseThrow().message).isEqualTo("paid-orders-0: bad record at orders-0 offset 17: ...");
+        assertThat(failed.condition(ConditionType.Stalled).orElseThrow().status).as("what kstatus reads as Failed").isEqualTo("True");
+        assertThat(failed.condition(ConditionType.Stalled).orElseThrow().reason).isEqualTo("WorkerFailed");
 
         StreamJobStatus invalid = StatusProjection.project(job, null,
                 "spec.sink.cassandra.columns.amount: CEL expression does not compile", List.of(), T0);
         assertThat(invalid.phase).isEqualTo(Phase.Failed);
-        assertThat(condition(invalid, "ConfigValid").status).isEqualTo("False");
-        assertThat(condition(invalid, "ConfigValid").message).startsWith("spec.sink.cassandra.columns.amount");
+        assertThat(invalid.condition(ConditionType.ConfigValid).orElseThrow().status).isEqualTo("False");
+        assertThat(invalid.condition(ConditionType.ConfigValid).orElseThrow().message).startsWith("spec.sink.cassandra.columns.amount");
         assertThat(conditions(invalid)).containsEntry("Stalled", "True");
 
         StreamJobStatus starting = StatusProjection.project(job, null, null, List.of(
@@ -98,7 +99,7 @@ class StatusProjectionTest {
         assertThat(starting.phase).isEqualTo(Phase.Pending);
         assertThat(conditions(starting)).as("no worker reported: nobody knows about Cassandra or Kafka")
                 .containsEntry("SinkAvailable", "Unknown").containsEntry("SourceAvailable", "Unknown");
-        assertThat(condition(starting, "SinkAvailable").reason).isEqualTo("NoWorkerReported");
+        assertThat(starting.condition(ConditionType.SinkAvailable).orElseThrow().reason).isEqualTo("NoWorkerReported");
 
         StreamJob suspended = WorkerResourcesTest.job("  suspend: true\n");
         assertThat(StatusProjection.project(suspended, null, null, List.of(), T0).phase).isEqualTo(Phase.Suspended);
@@ -115,8 +116,8 @@ class StatusProjectionTest {
         List<StatusProjection.Worker> sinkDown = List.of(worker(0, progress(EngineState.WAITING_FOR_SINK, 5, Map.of(), false, "x")));
         StreamJobStatus flipped = StatusProjection.project(job, again, null, sinkDown, T1);
         assertThat(StatusChanges.differ(again, flipped)).isTrue();
-        assertThat(condition(flipped, "SinkAvailable").lastTransitionTime).isEqualTo(T1.toString());
-        assertThat(condition(flipped, "ConfigValid").lastTransitionTime).isEqualTo(T0.toString());
+        assertThat(flipped.condition(ConditionType.SinkAvailable).orElseThrow().lastTransitionTime).isEqualTo(T1.toString());
+        assertThat(flipped.condition(ConditionType.ConfigValid).orElseThrow().lastTransitionTime).isEqualTo(T0.toString());
     }
 
     private static StatusProjection.Worker worker(int index, WorkerProgress progress) {
@@ -134,7 +135,4 @@ class StatusProjectionTest {
         return out;
     }
 
-    private static Condition condition(StreamJobStatus s, String type) {
-        return s.conditions.stream().filter(c -> c.type.equals(type)).findFirst().orElseThrow();
-    }
 }

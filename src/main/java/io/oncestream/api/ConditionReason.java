@@ -1,0 +1,15 @@
+package io.oncestream.api;
+
+/** Every {@code Condition.reason} a StreamJob's status can carry, one CamelCase word each. */
+public enum ConditionReason {
+    // ConfigValid
+    SpecValid, InvalidSpec, ChangeRefused,
+    // Ready
+    WorkersReady, WorkersStarting, WorkersDegraded, WorkerFailed, Completed, Suspended, ReconcileFailed,
+    // SinkAvailable, SourceAvailable
+    NoWorkerReported, WritesAcknowledged, WritesFailing, KafkaReachable, KafkaUnreachable,
+    // Progressing
+    BatchesCommitting, NotCommitting,
+    // Stalled
+    NotStalled
+}
