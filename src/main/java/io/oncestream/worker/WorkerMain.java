@@ -12,15 +12,8 @@ import io.oncestream.engine.EngineState;
 import io.oncestream.engine.MicroBatchEngine;
 import io.oncestream.engine.ProgressTracker;
 import io.oncestream.engine.cassandra.CassandraSessions;
-import io.oncestream.engine.cassandra.CassandraSink;
-import io.oncestream.engine.checkpoint.Checkpoint;
-import io.oncestream.engine.checkpoint.CheckpointMetadata;
-import io.oncestream.engine.checkpoint.DurableFiles;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
-import io.oncestream.engine.kafka.KafkaRecordSource;
-import io.oncestream.engine.kafka.PartitionAssignment;
-import io.oncestream.engine.transform.RecordTransformer;
 
 /**
  * The worker process. Exit codes: 0 after {@code availableNow} drained; 143 after SIGTERM (the
@@ -109,19 +102,12 @@ public final class WorkerMain {
 
     private static MicroBatchEngine.Outcome runEngine(JobConfig config, WorkerOptions options, ProgressTracker progress,
             AtomicBoolean stop) {
-        PartitionAssignment assignment = new PartitionAssignment(config.source().topics(), config.parallelism(),
-                options.workerIndex());
-        RecordTransformer transformer = RecordTransformer.compile(config);
-        CheckpointMetadata metadata = new CheckpointMetadata(CheckpointMetadata.FORMAT, config.jobId(),
-                config.source().topics(), config.parallelism(), options.workerIndex());
-        try (Checkpoint checkpoint = Checkpoint.open(options.checkpoint(), metadata, DurableFiles.synced());
-             CqlSession session = CassandraSessions.open(config.sink(), System.getenv("CASSANDRA_USERNAME"),
+        EngineAssembly.Options production = EngineAssembly.Options.production()
+                .withHooks(TestPauseHooks.fromEnvironment(System.getenv(TestPauseHooks.ENV)));
+        try (CqlSession session = CassandraSessions.open(config.sink(), System.getenv("CASSANDRA_USERNAME"),
                      System.getenv("CASSANDRA_PASSWORD"));
-             KafkaRecordSource source = new KafkaRecordSource(config.source(), assignment, stop::get);
-             CassandraSink sink = CassandraSink.open(session, config, stop::get)) {
-            MicroBatchEngine engine = new MicroBatchEngine(config, checkpoint, source, transformer, sink,
-                    TestPauseHooks.fromEnvironment(System.getenv(TestPauseHooks.ENV)), progress, stop::get,
-                    System::currentTimeMillis);
+             EngineAssembly engine = new EngineAssembly(config, options.workerIndex(), options.checkpoint(), session, progress,
+                     stop::get, production)) {
             return engine.run();
         }
     }

@@ -27,20 +27,12 @@ import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
 
-import io.oncestream.engine.MicroBatchEngine;
 import io.oncestream.engine.ProgressTracker;
-import io.oncestream.engine.ProtocolHooks;
 import io.oncestream.engine.cassandra.CassandraSessions;
-import io.oncestream.engine.cassandra.CassandraSink;
-import io.oncestream.engine.RowSink;
-import io.oncestream.engine.checkpoint.Checkpoint;
-import io.oncestream.engine.checkpoint.CheckpointMetadata;
 import io.oncestream.engine.checkpoint.DurableFiles;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
-import io.oncestream.engine.kafka.KafkaRecordSource;
-import io.oncestream.engine.kafka.PartitionAssignment;
-import io.oncestream.engine.transform.RecordTransformer;
+import io.oncestream.worker.EngineAssembly;
 
 /**
  * Side-by-side benchmark on one Kafka broker and one Cassandra node, printing ratios:
@@ -240,12 +232,10 @@ public final class EngineBenchmark {
 
     // ---- plumbing ----
 
-    /** The engine put together as the worker does, with a choice of fsync and an optional latency recorder. */
+    /** The worker's engine assembly with a choice of fsync and an optional latency recorder, and its progress. */
     private final class Assembly implements AutoCloseable {
         final ProgressTracker progress;
-        final MicroBatchEngine engine;
-        private final Checkpoint checkpoint;
-        private final KafkaRecordSource source;
+        final EngineAssembly engine;
 
         Assembly(JobConfig config, Path dir, boolean fsync, LatencySink.Recorder recorder) {
             this(config, dir, fsync, recorder, new AtomicBoolean());
@@ -253,21 +243,15 @@ public final class EngineBenchmark {
 
         Assembly(JobConfig config, Path dir, boolean fsync, LatencySink.Recorder recorder, AtomicBoolean stop) {
             progress = new ProgressTracker(config.jobId(), 0, 1);
-            checkpoint = Checkpoint.open(dir, new CheckpointMetadata(CheckpointMetadata.FORMAT, config.jobId(),
-                    config.source().topics(), 1, 0), fsync ? DurableFiles.synced() : DurableFiles.unsyncedForBenchmark());
-            source = new KafkaRecordSource(config.source(), new PartitionAssignment(config.source().topics(), 1, 0), stop::get);
-            RowSink sink = CassandraSink.open(session, config, stop::get);
-            if (recorder != null) {
-                sink = new LatencySink(sink, recorder);
-            }
-            engine = new MicroBatchEngine(config, checkpoint, source, RecordTransformer.compile(config), sink,
-                    ProtocolHooks.NONE, progress, stop::get, System::currentTimeMillis);
+            EngineAssembly.Options options = EngineAssembly.Options.production()
+                    .withFiles(fsync ? DurableFiles.synced() : DurableFiles.unsyncedForBenchmark())
+                    .withSinkWrapper(sink -> recorder == null ? sink : new LatencySink(sink, recorder));
+            engine = new EngineAssembly(config, 0, dir, session, progress, stop::get, options);
         }
 
         @Override
         public void close() {
-            source.close();
-            checkpoint.close();
+            engine.close();
         }
     }
 
