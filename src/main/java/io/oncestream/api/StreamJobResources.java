@@ -36,6 +36,14 @@ public final class StreamJobResources {
     private StreamJobResources() {
     }
 
+    /**
+     * The job's identity for its workers: {@code <namespace>/<name>}. Stored in each checkpoint
+     * and reported on {@code /progress}; the operator checks it against the pod it polled.
+     */
+    public static String jobId(String namespace, String job) {
+        return namespace + "/" + job;
+    }
+
     /** The StatefulSet, whose pods are {@code <job>-0 .. <job>-(parallelism-1)}. */
     public static String statefulSetName(String job) {
         return job;

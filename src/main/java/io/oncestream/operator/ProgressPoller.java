@@ -24,10 +24,15 @@ public final class ProgressPoller {
         this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
     }
 
-    public List<StatusProjection.Worker> poll(List<WorkerPods.Expected> expected) {
+    /**
+     * Polls every expected worker of job {@code jobId} at once. A document of another job or
+     * another worker index (a stale address, reused by another pod) is not taken: the worker
+     * is reported unreachable with what answered.
+     */
+    public List<StatusProjection.Worker> poll(String jobId, List<WorkerPods.Expected> expected) {
         List<CompletableFuture<StatusProjection.Worker>> calls = new ArrayList<>();
         for (WorkerPods.Expected e : expected) {
-            calls.add(pollOne(e));
+            calls.add(pollOne(jobId, e));
         }
         List<StatusProjection.Worker> workers = new ArrayList<>();
         for (CompletableFuture<StatusProjection.Worker> call : calls) {
@@ -36,7 +41,7 @@ public final class ProgressPoller {
         return workers;
     }
 
-    private CompletableFuture<StatusProjection.Worker> pollOne(WorkerPods.Expected e) {
+    private CompletableFuture<StatusProjection.Worker> pollOne(String jobId, WorkerPods.Expected e) {
         if (e.pod() == null) {
             return CompletableFuture.completedFuture(new StatusProjection.Worker(e.podName(), false, false, null, "no pod yet"));
         }
@@ -55,7 +60,13 @@ public final class ProgressPoller {
                                 "GET /progress answered HTTP " + response.statusCode());
                     }
                     try {
-                        return new StatusProjection.Worker(e.podName(), true, e.ready(), WorkerProgress.parse(response.body()), null);
+                        WorkerProgress progress = WorkerProgress.parse(response.body());
+                        if (!jobId.equals(progress.jobId()) || progress.workerIndex() != e.ordinal()) {
+                            return new StatusProjection.Worker(e.podName(), true, e.ready(), null, "GET http://" + e.pollAddress()
+                                    + "/progress answered as worker " + progress.workerIndex() + " of job " + progress.jobId()
+                                    + ", not as worker " + e.ordinal() + " of " + jobId + " (a stale pod address?)");
+                        }
+                        return new StatusProjection.Worker(e.podName(), true, e.ready(), progress, null);
                     } catch (IllegalArgumentException bad) {
                         return new StatusProjection.Worker(e.podName(), true, e.ready(), null, bad.getMessage());
                     }

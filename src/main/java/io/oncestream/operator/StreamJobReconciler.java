@@ -161,7 +161,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     private List<StatusProjection.Worker> pollWorkers(StreamJob job, int replicas, Context<StreamJob> context) {
         List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(), replicas,
                 context.getSecondaryResources(Pod.class));
-        List<StatusProjection.Worker> workers = poller.poll(expected);
+        List<StatusProjection.Worker> workers = poller.poll(
+                StreamJobResources.jobId(job.getMetadata().getNamespace(), job.getMetadata().getName()), expected);
         long polled = expected.stream().filter(e -> e.pollAddress() != null).count();
         long answered = workers.stream().filter(w -> w.progress() != null).count();
         metrics.polled(answered, polled - answered);

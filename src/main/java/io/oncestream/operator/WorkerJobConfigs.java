@@ -8,6 +8,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.oncestream.api.StreamJob;
+import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobSpec;
 import io.oncestream.engine.config.DeadLetterMode;
 import io.oncestream.engine.config.InvalidConfigException;
@@ -39,7 +40,7 @@ public final class WorkerJobConfigs {
         StreamJobSpec.CassandraSink cassandra = spec.sink.cassandra;
         StreamJobSpec.DeadLetter deadLetter = spec.deadLetter;
         StreamJobSpec.Trigger trigger = spec.trigger;
-        String jobId = job.getMetadata().getNamespace() + "/" + job.getMetadata().getName();
+        String jobId = StreamJobResources.jobId(job.getMetadata().getNamespace(), job.getMetadata().getName());
         JobConfig config = new JobConfig(
                 jobId,
                 new JobConfig.KafkaSource(kafka.bootstrapServers, List.copyOf(kafka.topics),

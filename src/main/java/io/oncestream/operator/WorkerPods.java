@@ -15,7 +15,7 @@ import io.oncestream.api.StreamJobResources;
 public final class WorkerPods {
 
     /** An expected worker: its pod name, the pod if it exists, its readiness and the address to poll (null if none). */
-    public record Expected(String podName, Pod pod, boolean ready, String pollAddress) {
+    public record Expected(String podName, int ordinal, Pod pod, boolean ready, String pollAddress) {
     }
 
     private WorkerPods() {
@@ -33,7 +33,7 @@ public final class WorkerPods {
             String name = StreamJobResources.podName(job, i);
             Pod pod = byName.get(name);
             if (pod == null || pod.getMetadata().getDeletionTimestamp() != null) {
-                result.add(new Expected(name, pod, false, null));
+                result.add(new Expected(name, i, pod, false, null));
                 continue;
             }
             boolean ready = pod.getStatus() != null && pod.getStatus().getConditions() != null
@@ -44,7 +44,7 @@ public final class WorkerPods {
             String address = running && ip != null && !ip.isBlank()
                     ? (ip.contains(":") ? "[" + ip + "]" : ip) + ":" + StreamJobResources.WORKER_HTTP_PORT
                     : null;
-            result.add(new Expected(name, pod, ready, address));
+            result.add(new Expected(name, i, pod, ready, address));
         }
         return result;
     }

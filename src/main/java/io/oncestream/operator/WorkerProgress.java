@@ -13,6 +13,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record WorkerProgress(
+        String jobId,
+        int workerIndex,
         String state,
         long batchId,
         Map<String, Partition> partitions,

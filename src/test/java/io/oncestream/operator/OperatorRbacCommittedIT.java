@@ -13,7 +13,7 @@ import io.oncestream.testing.LocalService;
 
 /**
  * deploy/operator/rbac.yaml is the ServiceAccount and RBAC the build generates (runs after
- * {@code package}); OperatorIT runs the operator with exactly that file.
+ * {@code package}); the Operator*IT classes run the operator with exactly that file.
  */
 class OperatorRbacCommittedIT {
 

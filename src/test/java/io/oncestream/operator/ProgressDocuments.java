@@ -18,21 +18,25 @@ final class ProgressDocuments {
     }
 
     /**
-     * Worker {@code index} (0 or 1) of a healthy two-worker job on topic {@code orders}: worker 0
-     * IDLE after batch 12 at 500 of 520, worker 1 WRITING after batch 11 at 480 of 480. Together:
-     * batch 11, lag 20, 2,000 read, 2,000 records/s.
+     * Worker {@code index} (0 or 1) of a healthy two-worker job {@code jobId} on topic
+     * {@code orders}: worker 0 IDLE after batch 12 at 500 of 520, worker 1 WRITING after batch
+     * 11 at 480 of 480. Together: batch 11, lag 20, 2,000 read, 2,000 records/s.
      */
-    static String healthy(int index) {
+    static String healthy(String jobId, int index) {
         return index == 0
-                ? json(EngineState.IDLE, 12, Map.of("orders-0", new long[] {500, 520}), true, null)
-                : json(EngineState.WRITING, 11, Map.of("orders-1", new long[] {480, 480}), true, null);
+                ? json(jobId, 0, EngineState.IDLE, 12, Map.of("orders-0", new long[] {500, 520}), true, null)
+                : json(jobId, 1, EngineState.WRITING, 11, Map.of("orders-1", new long[] {480, 480}), true, null);
     }
 
-    /** partitions: {@code topic-partition} → {committed, latest}. */
-    static String json(EngineState state, long batchId, Map<String, long[]> partitions, boolean sinkAvailable, String error) {
+    /**
+     * What worker {@code workerIndex} of a two-worker job {@code jobId} serves; partitions:
+     * {@code topic-partition} → {committed, latest}.
+     */
+    static String json(String jobId, int workerIndex, EngineState state, long batchId, Map<String, long[]> partitions,
+            boolean sinkAvailable, String error) {
         Map<String, Progress.PartitionProgress> parts = new TreeMap<>();
         partitions.forEach((k, v) -> parts.put(k, new Progress.PartitionProgress(v[0], v[1], null, null)));
-        Progress p = new Progress("shop/paid-orders", 0, 1, state, batchId, null, parts,
+        Progress p = new Progress(jobId, workerIndex, 2, state, batchId, null, parts,
                 new Progress.Totals(1000, 100, 850, 50, 0, batchId + 1),
                 new Progress.BatchFigures(batchId, false, 100, 10, 85, 5, Map.of("total", 100L), 1000.0, 850.0),
                 sinkAvailable, true, error, "2026-12-02T10:00:00Z");
@@ -43,8 +47,9 @@ final class ProgressDocuments {
         }
     }
 
-    static WorkerProgress parsed(EngineState state, long batchId, Map<String, long[]> partitions, boolean sinkAvailable,
-            String error) {
-        return WorkerProgress.parse(json(state, batchId, partitions, sinkAvailable, error));
+    /** Worker {@code workerIndex} of shop/paid-orders, as the operator parses it. */
+    static WorkerProgress parsed(int workerIndex, EngineState state, long batchId, Map<String, long[]> partitions,
+            boolean sinkAvailable, String error) {
+        return WorkerProgress.parse(json("shop/paid-orders", workerIndex, state, batchId, partitions, sinkAvailable, error));
     }
 }

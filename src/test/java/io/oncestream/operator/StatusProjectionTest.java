@@ -25,8 +25,8 @@ class StatusProjectionTest {
     void healthyWorkersAggregateIntoRunning() {
         StreamJob job = WorkerResourcesTest.job("  parallelism: 2\n");
         StreamJobStatus s = StatusProjection.project(job, null, null, List.of(
-                worker(0, WorkerProgress.parse(ProgressDocuments.healthy(0))),
-                worker(1, WorkerProgress.parse(ProgressDocuments.healthy(1)))), T0);
+                worker(0, WorkerProgress.parse(ProgressDocuments.healthy("shop/paid-orders", 0))),
+                worker(1, WorkerProgress.parse(ProgressDocuments.healthy("shop/paid-orders", 1)))), T0);
 
         assertThat(s.phase).isEqualTo(Phase.Running);
         assertThat(s.observedGeneration).isEqualTo(3L);
@@ -126,7 +126,7 @@ class StatusProjectionTest {
 
     private static WorkerProgress progress(EngineState state, long batchId, Map<String, long[]> partitions, boolean sink,
             String error) {
-        return ProgressDocuments.parsed(state, batchId, partitions, sink, error);
+        return ProgressDocuments.parsed(0, state, batchId, partitions, sink, error);
     }
 
     private static Map<String, String> conditions(StreamJobStatus s) {

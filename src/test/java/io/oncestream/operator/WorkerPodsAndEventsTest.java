@@ -34,12 +34,12 @@ class WorkerPodsAndEventsTest {
                 pod("paid-orders-2", "Pending", null, false),
                 pod("paid-orders-9", "Running", "10.1.0.9", true),
                 pod("other-0", "Running", "10.1.0.10", true)));
-        assertThat(expected).extracting(e -> e.podName() + " " + (e.pod() != null) + " " + e.ready() + " " + e.pollAddress())
+        assertThat(expected).extracting(e -> e.podName() + " " + e.ordinal() + " " + (e.pod() != null) + " " + e.ready() + " " + e.pollAddress())
                 .containsExactly(
-                        "paid-orders-0 true true 10.1.0.7:8080",
-                        "paid-orders-1 true false 10.1.0.8:8080",
-                        "paid-orders-2 true false null",
-                        "paid-orders-3 false false null");
+                        "paid-orders-0 0 true true 10.1.0.7:8080",
+                        "paid-orders-1 1 true false 10.1.0.8:8080",
+                        "paid-orders-2 2 true false null",
+                        "paid-orders-3 3 false false null");
         assertThat(WorkerPods.expected("paid-orders", 1, List.of(pod("paid-orders-0", "Running", "fd00::5", true))).get(0)
                 .pollAddress()).isEqualTo("[fd00::5]:8080");
     }

@@ -1,0 +1,186 @@
+package io.oncestream.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.Service;
+
+import io.oncestream.api.Condition;
+import io.oncestream.api.ConditionType;
+import io.oncestream.api.StreamJobResources;
+import io.oncestream.api.StreamJobStatus;
+import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.engine.EngineState;
+import io.oncestream.testing.Awaits;
+
+/**
+ * The status as a projection of what the workers report: an invalid spec, every phase, suspend
+ * and resume, metrics and probes, a reconcile the API server refuses reported and retried, and
+ * Argo CD's health check on the status documents written along the way.
+ */
+class OperatorStatusIT extends OperatorITBase {
+    @Test
+    @Order(1)
+    void invalidCelEndsAsConfigValidFalseAndCreatesNothing() {
+        String ns = kube.createNamespace("op-invalid");
+        long mark = audit.mark();
+        apply(ns, "bad", Map.of("filter: \"value.status == 'PAID'\"", "filter: \"value.status ==\""));
+
+        StreamJobStatus status = awaitStatus(ns, "bad", s -> s.phase == Phase.Failed);
+        assertThat(status.condition(ConditionType.Stalled).orElseThrow().status).as("an invalid spec stalls the job (kstatus: Failed)").isEqualTo("True");
+        Condition config = status.condition(ConditionType.ConfigValid).orElseThrow();
+        assertThat(config.status).isEqualTo("False");
+        assertThat(config.reason).isEqualTo("InvalidSpec");
+        assertThat(config.message).startsWith("spec.filter");
+        assertThat(admin.apps().statefulSets().inNamespace(ns).list().getItems()).isEmpty();
+        assertThat(admin.configMaps().inNamespace(ns).withLabel(StreamJobResources.JOB_LABEL).list().getItems()).isEmpty();
+        assertThat(admin.services().inNamespace(ns).list().getItems()).isEmpty();
+        assertThat(writes(mark, ns)).as("only the status and events were written")
+                .allMatch(r -> "status".equals(r.subresource()) || "events".equals(r.resource()));
+        assertThat(events(ns, "bad")).anyMatch(e -> e.startsWith("Warning InvalidSpec spec.filter"));
+    }
+
+    @Test
+    @Order(4)
+    void statusIsAProjectionOfWorkerProgress() {
+        String ns = kube.createNamespace("op-status");
+        apply(ns, "paid", Map.of("parallelism: 2", "parallelism: 2\n  trigger: {availableNow: true}"));
+        runHealthyWorkers(ns, "paid", 2);
+
+        StreamJobStatus running = awaitStatus(ns, "paid", s -> s.phase == Phase.Running);
+        assertThat(running.observedGeneration).isEqualTo(job(ns, "paid").getMetadata().getGeneration());
+        assertThat(running.batchId).isEqualTo(11L);
+        assertThat(running.lag).isEqualTo(20L);
+        assertThat(running.committedOffsets).isEqualTo(Map.of("orders", Map.of("0", 500L, "1", 480L)));
+        assertThat(running.totals.read).isEqualTo(2000L);
+        assertThat(running.rates.inputRecordsPerSecond).isEqualTo(2000.0);
+        assertThat(running.workers).extracting(w -> w.name + " " + w.state + " " + w.ready)
+                .containsExactly("paid-0 IDLE true", "paid-1 WRITING true");
+        assertThat(running.condition(ConditionType.Ready).orElseThrow().status).isEqualTo("True");
+        String configSince = running.condition(ConditionType.ConfigValid).orElseThrow().lastTransitionTime;
+
+        // Cassandra down for worker 1.
+        workers.answer("paid-1", ProgressDocuments.json(ns + "/paid", 1, EngineState.WAITING_FOR_SINK, 11, Map.of("orders-1", new long[] {480, 900}),
+                false, "Cassandra: No node was available"));
+        StreamJobStatus sinkDown = awaitStatus(ns, "paid", s -> s.phase == Phase.Degraded);
+        assertThat(sinkDown.condition(ConditionType.SinkAvailable).orElseThrow().status).isEqualTo("False");
+        assertThat(sinkDown.condition(ConditionType.SinkAvailable).orElseThrow().message).contains("paid-1: Cassandra: No node was available");
+        assertThat(sinkDown.condition(ConditionType.Progressing).orElseThrow().status).isEqualTo("False");
+        assertThat(sinkDown.condition(ConditionType.ConfigValid).orElseThrow().lastTransitionTime).as("unflipped conditions keep their time")
+                .isEqualTo(configSince);
+
+        // Worker 1 stops answering.
+        workers.stop("paid-1");
+        StreamJobStatus unreachable = awaitStatus(ns, "paid", s -> s.workers != null && s.workers.size() == 2
+                && "Unreachable".equals(s.workers.get(1).state));
+        assertThat(unreachable.phase).isEqualTo(Phase.Degraded);
+        assertThat(unreachable.workers.get(1).lastError).contains("/progress failed");
+
+        // Both drained their partitions (availableNow).
+        workers.serve("paid-1", ProgressDocuments.json(ns + "/paid", 1, EngineState.COMPLETED, 12, Map.of("orders-1", new long[] {900, 900}), true, null));
+        workers.answer("paid-0", ProgressDocuments.json(ns + "/paid", 0, EngineState.COMPLETED, 12, Map.of("orders-0", new long[] {520, 520}), true, null));
+        StreamJobStatus completed = awaitStatus(ns, "paid", s -> s.phase == Phase.Completed);
+        assertThat(completed.condition(ConditionType.Ready).orElseThrow().status).as("a completed job is where its spec asks (kstatus: Current)")
+                .isEqualTo("True");
+        assertThat(completed.lag).isZero();
+        // A drained availableNow job stops its workers and keeps its checkpoints and its status.
+        Awaits.until(WAIT, "the drained job's workers stopped", () ->
+                admin.apps().statefulSets().inNamespace(ns).withName("paid").get().getSpec().getReplicas() == 0);
+        assertThat(pvcs(ns, "paid")).hasSize(2);
+        assertThat(job(ns, "paid").getStatus().phase).isEqualTo(Phase.Completed);
+        assertThat(job(ns, "paid").getStatus().totals.read).isEqualTo(2000L);
+
+        assertThat(events(ns, "paid")).anyMatch(e -> e.startsWith("Normal PhaseRunning"))
+                .anyMatch(e -> e.startsWith("Warning PhaseDegraded")).anyMatch(e -> e.startsWith("Normal PhaseCompleted"));
+    }
+
+    @Test
+    @Order(5)
+    void suspendStopsTheWorkersAndKeepsCheckpointsResumeBringsThemBack() {
+        String ns = kube.createNamespace("op-suspend");
+        apply(ns, "nightly", Map.of());
+        Awaits.until(WAIT, "two checkpoint PVCs", () -> pvcs(ns, "nightly").size() == 2);
+        Set<String> volumes = pvcUids(ns, "nightly");
+
+        apply(ns, "nightly", Map.of("parallelism: 2", "parallelism: 2\n  suspend: true"));
+        awaitStatus(ns, "nightly", s -> s.phase == Phase.Suspended);
+        Awaits.until(WAIT, "no worker pods", () -> admin.apps().statefulSets().inNamespace(ns).withName("nightly").get()
+                .getSpec().getReplicas() == 0 && workerPods(ns, "nightly").isEmpty());
+        assertThat(pvcUids(ns, "nightly")).as("checkpoints kept while suspended").isEqualTo(volumes);
+
+        apply(ns, "nightly", Map.of());
+        Awaits.until(WAIT, "two worker pods again", () -> workerPods(ns, "nightly").size() == 2);
+        assertThat(pvcUids(ns, "nightly")).as("the same checkpoints are used again").isEqualTo(volumes);
+        assertThat(awaitStatus(ns, "nightly", s -> s.phase != Phase.Suspended).phase).isEqualTo(Phase.Pending);
+    }
+
+    /**
+     * The API server refuses a write (a ResourceQuota allows no Service): the status says so,
+     * naming the refusal, an event records it, and when the quota goes, 35 s later, a retry
+     * succeeds.
+     */
+    @Test
+    @Order(9)
+    void aRefusedWriteIsReportedInTheStatusAndRetried() throws InterruptedException {
+        String ns = kube.createNamespace("op-refused");
+        QUOTA_REFUSALS.add(ns);
+        kube.kubectl("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: no-services, namespace: " + ns
+                + "}\nspec: {hard: {services: \"0\"}}\n", "apply", "-f", "-").orThrow();
+        long applied = System.nanoTime();
+        apply(ns, "refused", Map.of("parallelism: 2", "parallelism: 1"));
+        StreamJobStatus failed = awaitStatus(ns, "refused", s -> s.condition(ConditionType.Ready).filter(c -> "ReconcileFailed".equals(c.reason)).isPresent());
+        Condition ready = failed.condition(ConditionType.Ready).orElseThrow();
+        assertThat(ready.status).isEqualTo("False");
+        assertThat(ready.message).contains("refused-workers").contains("exceeded quota").contains("HTTP 403");
+        assertThat(failed.observedGeneration).as("a failed reconcile observed nothing").isNull();
+        Awaits.until(WAIT, "a ReconcileFailed event", () -> events(ns, "refused").stream()
+                .anyMatch(e -> e.startsWith("Warning ReconcileFailed") && e.contains("exceeded quota")));
+
+        // Refused for longer than the SDK's default retries last (5 attempts from 2 s, x1.5: about
+        // 26 s, then nothing): only the configured retries (up to once a minute, without end)
+        // bring the job back once the quota is gone.
+        long refusedFor = Duration.ofSeconds(35).toNanos() - (System.nanoTime() - applied);
+        if (refusedFor > 0) {
+            Thread.sleep(refusedFor / 1_000_000);
+        }
+        admin.resourceQuotas().inNamespace(ns).withName("no-services").delete();
+        StreamJobStatus recovered = awaitStatus(ns, "refused", s -> s.phase == Phase.Pending && s.observedGeneration != null);
+        assertThat(recovered.condition(ConditionType.Ready).orElseThrow().reason).isEqualTo("WorkersStarting");
+        assertThat(recovered.condition(ConditionType.SinkAvailable).orElseThrow().status).as("no worker has reported").isEqualTo("Unknown");
+        assertThat(admin.services().inNamespace(ns).withName(StreamJobResources.serviceName("refused")).get()).isNotNull();
+    }
+
+    @Test
+    @Order(14)
+    void theArgoCdHealthCheckReadsWhatTheOperatorWrote() throws Exception {
+        assertThat(SEEN.keySet()).as("phases seen by the tests above").containsExactlyInAnyOrder(Phase.values());
+        Map<Phase, String> expected = Map.of(Phase.Pending, "Progressing", Phase.Running, "Healthy", Phase.Completed, "Healthy",
+                Phase.Degraded, "Degraded", Phase.Failed, "Degraded", Phase.Suspended, "Suspended");
+        ArgoHealthCheck check = ArgoHealthCheck.fromDocs();
+        Path work = Files.createDirectories(install.workDir().resolve("argo"));
+        for (Phase phase : Phase.values()) {
+            var document = new com.fasterxml.jackson.databind.ObjectMapper().readTree(SEEN.get(phase));
+            ArgoHealthCheck.Health health = check.evaluate(document, work);
+            System.out.println("[operator] Argo CD health of a " + phase + " job: " + health);
+            assertThat(health.status()).as(phase + " -> " + health).isEqualTo(expected.get(phase));
+            assertThat(health.message()).as(phase + " message").isNotBlank().isNotEqualTo("nil");
+        }
+        var stale = (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(SEEN.get(Phase.Running));
+        ((com.fasterxml.jackson.databind.node.ObjectNode) stale.get("metadata"))
+                .put("generation", stale.at("/status/observedGeneration").asLong() + 1);
+        assertThat(check.evaluate(stale, work).status()).as("a spec change not yet reconciled").isEqualTo("Progressing");
+        var fresh = (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(SEEN.get(Phase.Running));
+        fresh.remove("status");
+        assertThat(check.evaluate(fresh, work).status()).as("no status yet").isEqualTo("Progressing");
+    }
+}
