@@ -9,6 +9,9 @@ import java.util.OptionalLong;
 
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import io.fabric8.kubernetes.api.model.Pod;
 
 import io.oncestream.api.StreamJobResources;
@@ -55,6 +58,7 @@ class ExampleJobE2E extends E2ETest {
         assertThat(column(table, "PHASE")).isEqualTo("Running");
 
         List<Long> running = assertWorkersAreConfined();
+        assertCheckpointInspectInAWorkersContainer(job.awaitStatus("a status", E2ESettings.WAIT, st -> st.batchId != null).batchId);
 
         kube.kubectl(null, "delete", "-n", job.namespace, "-f", EXAMPLE, "--wait=true").orThrow();
         Awaits.until(E2ESettings.WAIT, "the StatefulSet and the worker pods to be gone", () ->
@@ -85,6 +89,32 @@ class ExampleJobE2E extends E2ETest {
         }
         assertThat(pids).hasSize(2);
         return pids;
+    }
+
+    /**
+     * {@code checkpoint inspect} as docs/worker.md says to run it, in the container of a running
+     * worker: it reads the live checkpoint (the worker holds its lock), and what it reports agrees
+     * with the job's status.
+     */
+    private static void assertCheckpointInspectInAWorkersContainer(long statusBatch) throws Exception {
+        var inspect = kube.kubectl(null, "exec", "-n", job.namespace, StreamJobResources.podName(job.name, 0), "--",
+                "java", "-Xmx32m", "-jar", "/deployments/quarkus-run.jar", "checkpoint", "inspect", "--json", "/checkpoint");
+        assertThat(inspect.exitCode()).as("kubectl exec ... checkpoint inspect: " + inspect.stderr()).isZero();
+        JsonNode doc = new ObjectMapper().readTree(inspect.stdout());
+        System.out.println("[e2e] checkpoint inspect in " + StreamJobResources.podName(job.name, 0) + ": batches "
+                + doc.path("batches").size() + ", next " + doc.at("/next/action").asText() + " " + doc.at("/next/batchId"));
+        assertThat(doc.at("/metadata/jobId").asText()).isEqualTo(job.namespace + "/" + job.name);
+        assertThat(doc.at("/metadata/workerIndex").asInt()).isZero();
+        assertThat(doc.at("/metadata/parallelism").asInt()).isEqualTo(2);
+        assertThat(doc.at("/next/action").asText()).isIn("next", "replay");
+        long lastCommitted = -1;
+        for (JsonNode batch : doc.path("batches")) {
+            if (batch.path("committed").asBoolean()) {
+                lastCommitted = Math.max(lastCommitted, batch.path("batchId").asLong());
+            }
+        }
+        assertThat(lastCommitted).as("worker 0's last committed batch, at least the job's (the lowest of its workers')")
+                .isGreaterThanOrEqualTo(statusBatch);
     }
 
     /** The BATCH column of {@code kubectl get sj}, or -2 while it is empty. */

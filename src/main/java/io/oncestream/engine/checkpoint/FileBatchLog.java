@@ -42,12 +42,27 @@ public final class FileBatchLog<T> implements BatchLog<T> {
         }
     }
 
+    private FileBatchLog(Path dir, Class<T> type) {
+        this.dir = dir;
+        this.type = type;
+        this.files = null;
+    }
+
+    /**
+     * The log for reading only: nothing is created, cleaned up or written (a missing directory
+     * is an empty log), so it can be read while a worker uses the checkpoint, or from a copy.
+     */
+    public static <T> FileBatchLog<T> readOnly(Path dir, Class<T> type) {
+        return new FileBatchLog<>(dir, type);
+    }
+
     public Path directory() {
         return dir;
     }
 
     @Override
     public boolean add(long batchId, T entry) {
+        requireWritable();
         Path file = file(batchId);
         byte[] bytes = CheckpointJson.encode(entry);
         boolean created;
@@ -99,6 +114,9 @@ public final class FileBatchLog<T> implements BatchLog<T> {
     @Override
     public List<Long> batchIds() {
         List<Long> ids = new ArrayList<>();
+        if (files == null && !Files.isDirectory(dir)) {
+            return ids;
+        }
         try (Stream<Path> list = Files.list(dir)) {
             for (Path f : (Iterable<Path>) list::iterator) {
                 String name = f.getFileName().toString();
@@ -124,6 +142,7 @@ public final class FileBatchLog<T> implements BatchLog<T> {
      */
     @Override
     public void purgeBefore(long batchId) {
+        requireWritable();
         latest();
         if (oldest < 0 || oldest >= batchId) {
             return;
@@ -140,6 +159,12 @@ public final class FileBatchLog<T> implements BatchLog<T> {
             oldest = -1;
         } else {
             oldest = batchId;
+        }
+    }
+
+    private void requireWritable() {
+        if (files == null) {
+            throw new UnsupportedOperationException(dir + " was opened for reading only");
         }
     }
 

@@ -49,21 +49,39 @@ public final class BatchPlanner {
     }
 
     public static Plan plan(Input in) {
-        if (in.lastOffsets().isEmpty()) {
-            if (in.lastCommit().isPresent()) {
-                throw new PlanningException("the commit log has batch " + in.lastCommit().get().batchId()
+        Recovery recovery = recover(in.lastOffsets(), in.lastCommit());
+        if (recovery instanceof Recovery.Replay replay) {
+            return new Plan.Replay(replay.batchId(), replay.offsets());
+        }
+        if (recovery instanceof Recovery.NextBatch after) {
+            return next(after.batchId(), after.previous().partitions(), after.previousCommit().lastTimestamps(), false, in);
+        }
+        return next(0, Map.of(), Map.of(), true, in);
+    }
+
+    /**
+     * The rows of the table above: what the newest entries of the two logs decide before Kafka
+     * is asked. {@link #plan} acts on it; {@code checkpoint inspect} reports it.
+     *
+     * @throws PlanningException when the logs do not belong together
+     */
+    public static Recovery recover(Optional<BatchLog.Entry<BatchOffsets>> lastOffsets,
+            Optional<BatchLog.Entry<BatchCommit>> lastCommit) {
+        if (lastOffsets.isEmpty()) {
+            if (lastCommit.isPresent()) {
+                throw new PlanningException("the commit log has batch " + lastCommit.get().batchId()
                         + " but the offset log is empty: the checkpoint is damaged");
             }
-            return next(0, Map.of(), Map.of(), true, in);
+            return new Recovery.FirstBatch();
         }
-        BatchLog.Entry<BatchOffsets> offsets = in.lastOffsets().get();
+        BatchLog.Entry<BatchOffsets> offsets = lastOffsets.get();
         long n = offsets.batchId();
-        long c = in.lastCommit().map(BatchLog.Entry::batchId).orElse(-1L);
+        long c = lastCommit.map(BatchLog.Entry::batchId).orElse(-1L);
         if (c == n) {
-            return next(n + 1, offsets.value().partitions(), in.lastCommit().get().value().lastTimestamps(), false, in);
+            return new Recovery.NextBatch(n + 1, offsets.value(), lastCommit.get().value());
         }
         if (c == n - 1) {
-            return new Plan.Replay(n, offsets.value());
+            return new Recovery.Replay(n, offsets.value());
         }
         throw new PlanningException("the offset log ends at batch " + n + " but the commit log at batch " + c
                 + ": the logs do not belong together");

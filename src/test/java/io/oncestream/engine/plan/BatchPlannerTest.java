@@ -131,6 +131,24 @@ class BatchPlannerTest {
         offsets.partitions().forEach((p, r) -> assertThat(r.end()).isLessThanOrEqualTo(kafka.get(p).latest()));
     }
 
+    @Test
+    void recoveryIsDecidedFromTheLogsAloneAndPlanningFollowsIt() {
+        var o = entry(4, Map.of("orders-0", new PartitionRange(10, 20, 7)));
+        assertThat(BatchPlanner.recover(Optional.empty(), Optional.empty())).isInstanceOf(Recovery.FirstBatch.class);
+        assertThat(BatchPlanner.recover(o, commit(3, Map.of()))).isEqualTo(new Recovery.Replay(4, o.get().value()));
+        Recovery next = BatchPlanner.recover(o, commit(4, Map.of("orders-0", 99L)));
+        assertThat(next).isInstanceOf(Recovery.NextBatch.class);
+        assertThat(((Recovery.NextBatch) next).batchId()).isEqualTo(5);
+        assertThatThrownBy(() -> BatchPlanner.recover(o, commit(2, Map.of()))).isInstanceOf(PlanningException.class);
+        // plan() acts on the same decision: the replay is of batch 4, the next batch is 5 from offset 20 with base 99.
+        assertThat(BatchPlanner.plan(input(o, commit(3, Map.of()), KAFKA, StartingOffsets.EARLIEST, 10, true)))
+                .isEqualTo(new Plan.Replay(4, o.get().value()));
+        Plan.Next planned = (Plan.Next) BatchPlanner.plan(input(o, commit(4, Map.of("orders-0", 99L)),
+                Map.of("orders-0", new KafkaOffsets(0, 30)), StartingOffsets.EARLIEST, 10, true));
+        assertThat(planned.batchId()).isEqualTo(5);
+        assertThat(planned.offsets().partitions().get("orders-0")).isEqualTo(new PartitionRange(20, 30, 99));
+    }
+
     private static BatchPlanner.Input input(Optional<BatchLog.Entry<BatchOffsets>> o, Optional<BatchLog.Entry<BatchCommit>> c,
             Map<String, KafkaOffsets> kafka, StartingOffsets starting, long max, boolean failOnDataLoss) {
         return new BatchPlanner.Input(o == null ? Optional.empty() : o, c == null ? Optional.empty() : c, kafka, starting, max,

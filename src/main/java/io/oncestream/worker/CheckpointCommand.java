@@ -1,0 +1,166 @@
+package io.oncestream.worker;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import io.oncestream.engine.checkpoint.BatchCommit;
+import io.oncestream.engine.checkpoint.BatchOffsets;
+import io.oncestream.engine.checkpoint.CheckpointContents;
+import io.oncestream.engine.checkpoint.CheckpointException;
+import io.oncestream.engine.checkpoint.PartitionRange;
+import io.oncestream.engine.plan.BatchPlanner;
+import io.oncestream.engine.plan.PlanningException;
+import io.oncestream.engine.plan.Recovery;
+
+/**
+ * {@code checkpoint inspect [--json] DIR}: what a worker's checkpoint holds and what recovery will
+ * do with it, read without the worker's lock and without changing a byte, so it is safe on a
+ * running worker ({@code kubectl exec <pod> -- java -Xmx32m -jar /deployments/quarkus-run.jar checkpoint
+ * inspect /checkpoint}) and on a copy. "Next" is the planner's own decision
+ * ({@link BatchPlanner#recover}). Exit codes: 0 readable and recoverable; 1 a file that does not
+ * decode (named) or logs recovery refuses; 2 a bad command line.
+ */
+public final class CheckpointCommand {
+
+    static final String USAGE = "usage: checkpoint inspect [--json] DIRECTORY";
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private CheckpointCommand() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        List<String> rest = new ArrayList<>(List.of(args));
+        boolean json = rest.remove("--json");
+        if (rest.size() != 2 || !rest.get(0).equals("inspect") || rest.get(1).startsWith("-")) {
+            err.println(USAGE);
+            return 2;
+        }
+        Path dir = Path.of(rest.get(1));
+        Report report;
+        try {
+            report = Report.of(CheckpointContents.read(dir));
+        } catch (CheckpointException e) {
+            if (json) {
+                out.println(toJson(Map.of("directory", dir.toString(), "error",
+                        Map.of("path", e.path().toString(), "message", e.getMessage()))));
+            } else {
+                err.println("checkpoint inspect: " + e.getMessage());
+            }
+            return 1;
+        }
+        out.println(json ? toJson(report) : report.text());
+        return report.next().action().equals("refuse") ? 1 : 0;
+    }
+
+    /** What {@code --json} prints. */
+    record Report(String directory, Metadata metadata, List<Batch> batches, Long openBatch, Next next, List<String> tempFiles) {
+
+        record Metadata(int format, String jobId, List<String> topics, int workerIndex, int parallelism) {
+        }
+
+        record Batch(long batchId, boolean committed, Map<String, PartitionRange> partitions, long records, long lostRecords,
+                String plannedAt, BatchCommit commit) {
+        }
+
+        /** {@code action}: first, next, replay or refuse. */
+        record Next(String action, Long batchId, String description) {
+        }
+
+        static Report of(CheckpointContents c) {
+            List<Batch> batches = new ArrayList<>();
+            c.offsets().forEach((id, offsets) -> batches.add(new Batch(id, c.commits().containsKey(id), offsets.partitions(),
+                    offsets.size(), offsets.lostRecords(), Instant.ofEpochMilli(offsets.plannedAtMs()).toString(),
+                    c.commits().get(id))));
+            Long open = c.offsets().isEmpty() || c.commits().containsKey(c.offsets().lastKey()) ? null : c.offsets().lastKey();
+            var m = c.metadata();
+            return new Report(c.directory().toString(), new Metadata(m.format(), m.jobId(), m.topics(), m.workerIndex(),
+                    m.parallelism()), batches, open, next(c), c.tempFiles().stream()
+                    .map(p -> c.directory().relativize(p).toString()).toList());
+        }
+
+        private static Next next(CheckpointContents c) {
+            Recovery recovery;
+            try {
+                recovery = BatchPlanner.recover(c.latestOffsets(), c.latestCommit());
+            } catch (PlanningException e) {
+                return new Next("refuse", null, "a worker refuses to start on this checkpoint: " + e.getMessage());
+            }
+            if (recovery instanceof Recovery.Replay replay) {
+                return new Next("replay", replay.batchId(), "replay batch " + replay.batchId() + " with exactly the ranges of offsets/"
+                        + replay.batchId() + " (" + ranges(replay.offsets()) + "), then continue");
+            }
+            if (recovery instanceof Recovery.NextBatch after) {
+                String starts = after.previous().partitions().entrySet().stream()
+                        .map(e -> e.getKey() + " at " + e.getValue().end()).collect(Collectors.joining(", "));
+                return new Next("next", after.batchId(), "batch " + after.batchId() + ", each partition from the end of batch "
+                        + (after.batchId() - 1) + " (" + starts + "); its ends, and partitions new to the job, come from Kafka");
+            }
+            return new Next("first", 0L, "batch 0, from the job's startingOffsets: no batch was planned yet");
+        }
+
+        String text() {
+            StringBuilder s = new StringBuilder();
+            s.append("checkpoint ").append(directory).append(": job ").append(metadata.jobId()).append(", topics ")
+                    .append(metadata.topics()).append(", worker ").append(metadata.workerIndex()).append(" of ")
+                    .append(metadata.parallelism()).append(" (format ").append(metadata.format()).append(")\n");
+            if (batches.isEmpty()) {
+                s.append("no batch in the offset log\n");
+            } else {
+                long committed = batches.stream().filter(Batch::committed).count();
+                s.append("batches ").append(batches.get(0).batchId()).append("..").append(batches.get(batches.size() - 1).batchId())
+                        .append(" retained: ").append(committed).append(" committed, ").append(openBatch == null ? "none" : "1")
+                        .append(" open\n");
+                for (Batch b : batches) {
+                    s.append(String.format("  batch %d  %-9s  %,d records  %s%n", b.batchId(), b.committed() ? "committed" : "OPEN",
+                            b.records(), ranges(b.partitions())));
+                    if (b.commit() != null) {
+                        BatchCommit k = b.commit();
+                        s.append(String.format("      read %,d, filtered out %,d, written %,d, dead-lettered %,d in %,d ms%n",
+                                k.recordsRead(), k.recordsFiltered(), k.rowsWritten(), k.deadLettered(), k.durationMs()));
+                    }
+                    if (b.lostRecords() > 0) {
+                        s.append(String.format("      %,d records had aged out of Kafka and were skipped (failOnDataLoss: false)%n",
+                                b.lostRecords()));
+                    }
+                }
+            }
+            if (!tempFiles.isEmpty()) {
+                s.append("temp files left by a crash (a worker removes them when it starts): ").append(tempFiles).append('\n');
+            }
+            s.append("next: ").append(next.description());
+            return s.toString();
+        }
+    }
+
+    private static String ranges(BatchOffsets offsets) {
+        return ranges(offsets.partitions());
+    }
+
+    private static String ranges(Map<String, PartitionRange> partitions) {
+        Map<String, String> out = new LinkedHashMap<>();
+        partitions.forEach((p, r) -> out.put(p, "[" + r.start() + ", " + r.end() + ")"));
+        return out.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
+    }
+
+    private static String toJson(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

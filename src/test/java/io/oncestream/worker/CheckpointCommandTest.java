@@ -1,0 +1,147 @@
+package io.oncestream.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.oncestream.engine.checkpoint.Checkpoint;
+import io.oncestream.engine.checkpoint.CheckpointMetadata;
+import io.oncestream.engine.checkpoint.DurableFiles;
+import io.oncestream.testing.LocalService;
+
+/**
+ * {@code checkpoint inspect} on the golden checkpoint (batch 0 committed, batch 1 open): what it
+ * holds, the planner's decision, a damaged file named, and not a byte changed, even while a
+ * worker holds the checkpoint's lock.
+ */
+class CheckpointCommandTest {
+
+    private static final Path GOLDEN = LocalService.repoDir().resolve("src/test/resources/checkpoint/golden");
+
+    @Test
+    void describesTheBatchesAndTheReplayRecoveryWillRun(@TempDir Path tmp) throws IOException {
+        Path dir = copyOfGolden(tmp);
+        Result r = run("inspect", dir.toString());
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(r.out).contains("job shop/paid-orders, topics [orders, payments], worker 1 of 2 (format 1)")
+                .contains("batches 0..1 retained: 1 committed, 1 open")
+                .contains("batch 0  committed")
+                .contains("read 200, filtered out 50, written 140, dead-lettered 10 in 321 ms")
+                .contains("batch 1  OPEN       80 records  orders-1 [120, 200), payments-0 [80, 80)")
+                .endsWith("next: replay batch 1 with exactly the ranges of offsets/1 (orders-1 [120, 200), payments-0 [80, 80)), then continue\n");
+    }
+
+    @Test
+    void jsonForScripts(@TempDir Path tmp) throws IOException {
+        Path dir = copyOfGolden(tmp);
+        Result r = run("inspect", "--json", dir.toString());
+        assertThat(r.code).as(r.err).isZero();
+        JsonNode doc = new ObjectMapper().readTree(r.out);
+        assertThat(doc.at("/metadata/jobId").asText()).isEqualTo("shop/paid-orders");
+        assertThat(doc.at("/openBatch").asLong()).isEqualTo(1);
+        assertThat(doc.at("/next/action").asText()).isEqualTo("replay");
+        assertThat(doc.at("/next/batchId").asLong()).isEqualTo(1);
+        assertThat(doc.at("/batches/1/partitions/orders-1/timestampBase").asLong()).isEqualTo(1764700000123001L);
+        assertThat(doc.at("/batches/0/commit/rowsWritten").asLong()).isEqualTo(140);
+
+        Files.writeString(dir.resolve("commits/1"), Files.readString(dir.resolve("commits/0")));
+        JsonNode committed = new ObjectMapper().readTree(run("inspect", "--json", dir.toString()).out);
+        assertThat(committed.at("/next/action").asText()).isEqualTo("next");
+        assertThat(committed.at("/next/description").asText()).contains("batch 2, each partition from the end of batch 1 "
+                + "(orders-1 at 200, payments-0 at 80)");
+        assertThat(committed.path("openBatch").isNull()).isTrue();
+    }
+
+    @Test
+    void aDamagedFileIsNamedAndLogsThatDoNotBelongTogetherAreRefused(@TempDir Path tmp) throws IOException {
+        Path dir = copyOfGolden(tmp);
+        Files.writeString(dir.resolve("offsets/1"), "v1\n{\"partitions\": ");
+        Result damaged = run("inspect", dir.toString());
+        assertThat(damaged.code).isEqualTo(1);
+        assertThat(damaged.err).startsWith("checkpoint inspect: " + dir.resolve("offsets/1") + ": not a valid BatchOffsets");
+        JsonNode json = new ObjectMapper().readTree(run("inspect", "--json", dir.toString()).out);
+        assertThat(json.at("/error/path").asText()).isEqualTo(dir.resolve("offsets/1").toString());
+
+        Path gap = copyOfGolden(tmp.resolve("gap"));
+        Files.writeString(gap.resolve("offsets/3"), Files.readString(gap.resolve("offsets/1")));
+        Result refused = run("inspect", gap.toString());
+        assertThat(refused.code).isEqualTo(1);
+        assertThat(refused.out).contains("next: a worker refuses to start on this checkpoint: the offset log ends at batch 3 "
+                + "but the commit log at batch 0");
+
+        Result none = run("inspect", tmp.resolve("nothing").toString());
+        assertThat(none.code).isEqualTo(1);
+        assertThat(none.err).contains("nothing: no such directory");
+        assertThat(run("inspect").code).isEqualTo(2);
+        assertThat(run("inspect", "--frobnicate", dir.toString()).err).contains("usage: checkpoint inspect [--json] DIRECTORY");
+    }
+
+    @Test
+    void readsWhileAWorkerHoldsTheLockAndChangesNothing(@TempDir Path tmp) throws IOException {
+        Path dir = copyOfGolden(tmp);
+        Files.writeString(dir.resolve("offsets/.2.tmp-left-by-a-crash"), "v1\n{");
+        CheckpointMetadata metadata = new CheckpointMetadata(1, "shop/paid-orders", java.util.List.of("orders", "payments"), 2, 1);
+        // The worker's open removes leftover temp files; make one again while it holds the lock.
+        try (Checkpoint running = Checkpoint.open(dir, metadata, DurableFiles.synced())) {
+            Files.writeString(dir.resolve("offsets/.2.tmp-left-by-a-crash"), "v1\n{");
+            Map<String, String> before = snapshot(dir);
+            Result r = run("inspect", dir.toString());
+            assertThat(r.code).as(r.err).isZero();
+            assertThat(r.out).contains("temp files left by a crash (a worker removes them when it starts): "
+                    + "[offsets/.2.tmp-left-by-a-crash]");
+            assertThat(snapshot(dir)).as("every file, its bytes and its modification time").isEqualTo(before);
+        }
+    }
+
+    private static Path copyOfGolden(Path tmp) throws IOException {
+        Path dir = tmp.resolve("checkpoint");
+        try (Stream<Path> files = Files.walk(GOLDEN)) {
+            for (Path f : files.toList()) {
+                Path target = dir.resolve(GOLDEN.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(f, target);
+                }
+            }
+        }
+        return dir;
+    }
+
+    private static Map<String, String> snapshot(Path dir) throws IOException {
+        Map<String, String> out = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.toList()) {
+                FileTime modified = Files.getLastModifiedTime(f);
+                out.put(dir.relativize(f).toString(), (Files.isDirectory(f) ? "dir" : Files.readString(f)) + " @" + modified);
+            }
+        }
+        return out;
+    }
+
+    private record Result(int code, String out, String err) {
+    }
+
+    private static Result run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = CheckpointCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+}
