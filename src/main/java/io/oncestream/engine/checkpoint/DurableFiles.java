@@ -30,13 +30,13 @@ public final class DurableFiles {
         TEMP_HALF_WRITTEN,
         /** The temp file holds all the content, not yet fsync'd. */
         TEMP_WRITTEN,
-        /** The temp file is fsync'd; the final name does not exist yet. */
+        /** The temp file is fsync'd (by {@link #synced()}); the final name does not exist yet. */
         TEMP_SYNCED,
         /** The final name is linked to the temp file; the temp name still exists. */
         LINKED,
         /** The temp name is removed; the directory is not yet fsync'd. */
         TEMP_REMOVED,
-        /** The directory is fsync'd: the file is durable; the call has not returned yet. */
+        /** The directory is fsync'd (by {@link #synced()}): the file is durable; the call has not returned yet. */
         DIRECTORY_SYNCED
     }
 
@@ -65,18 +65,19 @@ public final class DurableFiles {
     }
 
     /**
-     * For crash tests only: {@link #synced()}, but calling {@code probe} at every
-     * {@link WritePoint} of every {@link #createAtomically}. An unchecked exception the probe
-     * throws leaves the files exactly as a process crash at that point would (a temp file with
-     * part or all of the content, a final name whose temp name still exists, ...), and ends the
-     * call. What a power loss could undo on top (entries of a not yet fsync'd directory) is not
-     * simulated here; a probe can do it before throwing.
+     * For in-process crash tests only: the steps of {@link #synced()}, calling {@code probe} at
+     * every {@link WritePoint} of every {@link #createAtomically}. An unchecked exception the
+     * probe throws ends the call and leaves the files exactly as a process crash at that point
+     * would (a temp file with half or all of the content, a final name whose temp name still
+     * exists, ...). Nothing is fsync'd: a process crash keeps the page cache, so in-process no
+     * test can tell an fsync happened; what a power loss could undo on top (the entries of a
+     * directory not yet fsync'd) is for the probe to simulate before it throws.
      */
     public static DurableFiles failingAt(WriteProbe probe) {
         if (probe == null) {
             throw new IllegalArgumentException("probe must not be null");
         }
-        return new DurableFiles(true, probe);
+        return new DurableFiles(false, probe);
     }
 
     /** Writes {@code content} to {@code target} unless it exists; returns false if it existed. */
