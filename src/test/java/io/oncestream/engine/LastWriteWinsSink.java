@@ -23,7 +23,7 @@ import io.oncestream.engine.transform.SourceRecord;
 final class LastWriteWinsSink implements RowSink {
 
     /** A row's columns and the timestamp of the write that put them there. */
-    record Cell(Map<String, Object> columns, long timestamp) {
+    private record Cell(Map<String, Object> columns, long timestamp) {
     }
 
     private record Upsert(boolean deadLetter, String key, Map<String, Object> columns, long timestamp, String origin)
