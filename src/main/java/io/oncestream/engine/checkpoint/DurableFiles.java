@@ -15,26 +15,69 @@ import java.util.stream.Stream;
  * name (which fails if that name exists, so nothing is ever overwritten), remove the temp
  * name, fsync the directory. After {@link #createAtomically} returns true, the file is
  * complete and survives a power loss; a crash before leaves at most a temp file, which
- * {@link #removeTempFiles} deletes on the next start.
+ * {@link #removeTempFiles} deletes on the next start, and possibly the complete final file.
  */
 public final class DurableFiles {
 
     static final String TEMP_MARK = ".tmp-";
 
-    private final boolean fsync;
+    /**
+     * The points inside {@link #createAtomically}, in order, at which a crash leaves a
+     * different state on disk; {@link #failingAt} lets tests crash there.
+     */
+    public enum WritePoint {
+        /** The temp file holds the first half of the content. */
+        TEMP_HALF_WRITTEN,
+        /** The temp file holds all the content, not yet fsync'd. */
+        TEMP_WRITTEN,
+        /** The temp file is fsync'd (by {@link #synced()}); the final name does not exist yet. */
+        TEMP_SYNCED,
+        /** The final name is linked to the temp file; the temp name still exists. */
+        LINKED,
+        /** The temp name is removed; the directory is not yet fsync'd. */
+        TEMP_REMOVED,
+        /** The directory is fsync'd (by {@link #synced()}): the file is durable; the call has not returned yet. */
+        DIRECTORY_SYNCED
+    }
 
-    private DurableFiles(boolean fsync) {
+    /** Told of each {@link WritePoint} reached while creating {@code target}; may throw to simulate a crash there. */
+    @FunctionalInterface
+    public interface WriteProbe {
+        void reached(WritePoint point, Path target) throws IOException;
+    }
+
+    private final boolean fsync;
+    private final WriteProbe probe;
+
+    private DurableFiles(boolean fsync, WriteProbe probe) {
         this.fsync = fsync;
+        this.probe = probe;
     }
 
     /** The real thing. */
     public static DurableFiles synced() {
-        return new DurableFiles(true);
+        return new DurableFiles(true, null);
     }
 
     /** Without fsync: only for the benchmark that measures what fsync costs. */
     public static DurableFiles unsyncedForBenchmark() {
-        return new DurableFiles(false);
+        return new DurableFiles(false, null);
+    }
+
+    /**
+     * For in-process crash tests only: the steps of {@link #synced()}, calling {@code probe} at
+     * every {@link WritePoint} of every {@link #createAtomically}. An unchecked exception the
+     * probe throws ends the call and leaves the files exactly as a process crash at that point
+     * would (a temp file with half or all of the content, a final name whose temp name still
+     * exists, ...). Nothing is fsync'd: a process crash keeps the page cache, so in-process no
+     * test can tell an fsync happened; what a power loss could undo on top (the entries of a
+     * directory not yet fsync'd) is for the probe to simulate before it throws.
+     */
+    public static DurableFiles failingAt(WriteProbe probe) {
+        if (probe == null) {
+            throw new IllegalArgumentException("probe must not be null");
+        }
+        return new DurableFiles(false, probe);
     }
 
     /** Writes {@code content} to {@code target} unless it exists; returns false if it existed. */
@@ -43,22 +86,46 @@ public final class DurableFiles {
         Path temp = dir.resolve("." + target.getFileName() + TEMP_MARK + UUID.randomUUID());
         try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ByteBuffer buffer = ByteBuffer.wrap(content);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
+            if (probe != null) {
+                buffer.limit(content.length / 2);
+                writeFully(channel, buffer);
+                probe.reached(WritePoint.TEMP_HALF_WRITTEN, target);
+                buffer.limit(content.length);
             }
+            writeFully(channel, buffer);
+            reached(WritePoint.TEMP_WRITTEN, target);
             if (fsync) {
                 channel.force(true);
             }
+            reached(WritePoint.TEMP_SYNCED, target);
         }
         try {
             Files.createLink(target, temp);
-        } catch (FileAlreadyExistsException e) {
-            return false;
-        } finally {
+        } catch (IOException e) {
             Files.deleteIfExists(temp);
+            if (e instanceof FileAlreadyExistsException) {
+                return false;
+            }
+            throw e;
         }
+        reached(WritePoint.LINKED, target);
+        Files.deleteIfExists(temp);
+        reached(WritePoint.TEMP_REMOVED, target);
         syncDirectory(dir);
+        reached(WritePoint.DIRECTORY_SYNCED, target);
         return true;
+    }
+
+    private static void writeFully(FileChannel channel, ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            channel.write(buffer);
+        }
+    }
+
+    private void reached(WritePoint point, Path target) throws IOException {
+        if (probe != null) {
+            probe.reached(point, target);
+        }
     }
 
     /** Makes creations and deletions in {@code dir} durable. */

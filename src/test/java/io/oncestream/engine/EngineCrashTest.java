@@ -1,0 +1,406 @@
+package io.oncestream.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import io.oncestream.engine.checkpoint.BatchOffsets;
+import io.oncestream.engine.checkpoint.Checkpoint;
+import io.oncestream.engine.checkpoint.CheckpointMetadata;
+import io.oncestream.engine.checkpoint.DurableFiles;
+import io.oncestream.engine.checkpoint.DurableFiles.WritePoint;
+import io.oncestream.engine.checkpoint.PartitionRange;
+import io.oncestream.engine.config.JobConfig;
+import io.oncestream.engine.config.JobConfigs;
+import io.oncestream.engine.transform.RecordTransformer;
+
+/**
+ * Exactly-once across a crash at every point of the batch protocol, in process: the engine
+ * runs an {@code availableNow} job over a few batches from an {@link InMemorySource} into a
+ * {@link LastWriteWinsSink}, is crashed in batch k, and a fresh engine on the same checkpoint
+ * directory runs the job to completion. The crash points are every {@link ProtocolStep} and,
+ * while {@code offsets/k}, {@code commits/k} or {@code metadata} is written, every
+ * {@link WritePoint} of {@link DurableFiles}. Then:
+ * <ul>
+ * <li>the table equals the expectation computed here from the produced records alone: each
+ *     record applied once in the order produced, the last write of a key winning, bad records
+ *     in the dead-letter table;</li>
+ * <li>every batch is committed, to the source's latest offsets, and no temp file is left;</li>
+ * <li>an open batch is replayed with exactly the ranges (and timestamp bases) its
+ *     {@code offsets/k} recorded, though the source received more records meanwhile, and
+ *     every record is written, each time, with the timestamp a run without a crash gives it;</li>
+ * <li>the consumer-group offsets the source receives never pass the ends of the commit log on
+ *     disk at that moment, and end at the latest offsets.</li>
+ * </ul>
+ *
+ * <p>What is simulated: a process crash leaves the files as they are (the page cache keeps
+ * everything written, fsync'd or not) and releases the lock; the sink keeps what it
+ * acknowledged and also some unacknowledged writes of the batch; the source keeps its records
+ * and group offsets. A crash right before the directory fsync ({@link WritePoint#TEMP_REMOVED})
+ * is also run as a power loss there, in its worst case: the just-linked name is gone. Not
+ * simulated: a power loss undoing the unsynced deletions of purged old batches (they are
+ * committed batches below the latest, which the planner ignores), a power loss at
+ * {@link WritePoint#LINKED} (worst case: the state of a crash at {@link WritePoint#TEMP_SYNCED},
+ * which is run), and torn writes of fsync'd files.
+ *
+ * <p>The data makes mistakes visible: keys repeat within and across partitions and batches;
+ * the orders partitions carry increasing record timestamps, so a later record of another
+ * partition must win; the payments partition carries one old timestamp for all, so its write
+ * timestamps come from the chain of the {@code timestampBase}s and a replay with another base
+ * loses to writes of earlier batches; offsets have gaps, one partition starts above 0 and
+ * one ends with a gap.
+ */
+class EngineCrashTest {
+
+    private static final JobConfig JOB = JobConfigs.parse("""
+            {
+              "jobId": "test/crash",
+              "source": {"bootstrapServers": "unused:9092", "topics": ["orders", "payments"], "maxRecordsPerBatch": 20},
+              "format": "json",
+              "filter": "value.status == 'PAID'",
+              "sink": {"contactPoints": ["unused:9042"], "localDatacenter": "dc1", "keyspace": "shop", "table": "orders",
+                       "columns": {"id": "value.id", "amount": "value.amount", "seq": "value.seq"}},
+              "deadLetter": {"mode": "table", "table": "orders_dead_letters"},
+              "trigger": {"intervalMs": 0, "availableNow": true},
+              "checkpoint": {"retainBatches": 2}
+            }
+            """);
+    private static final RecordTransformer TRANSFORMER = RecordTransformer.compile(JOB);
+    private static final CheckpointMetadata METADATA = new CheckpointMetadata(CheckpointMetadata.FORMAT, JOB.jobId(),
+            JOB.source().topics(), 1, 0);
+
+    /** The files of every run but the one crashed in a write: fsync'd or not, nothing in process can tell. */
+    private static final DurableFiles NO_CRASH = DurableFiles.failingAt((point, target) -> { });
+
+    /** Records produced before the first run, and the batches they take. */
+    private static final int RECORDS = 78;
+    private static final int BATCHES = 5;
+    /** Records produced while the crashed worker is down. */
+    private static final int MORE_RECORDS = 9;
+
+    /** The write timestamps of every record in one run, without a crash, over the records of a crash test. */
+    private static Map<String, Set<Long>> uninterrupted;
+
+    @TempDir
+    Path dir;
+
+    private final AtomicLong clockMs = new AtomicLong(1_900_000_000_000L);
+
+    static Stream<Crash> crashes() {
+        List<Crash> crashes = new ArrayList<>();
+        for (long k : new long[] {0, 2, BATCHES - 1}) {
+            for (ProtocolStep step : ProtocolStep.values()) {
+                crashes.add(Crash.at(step, k));
+            }
+            for (String log : List.of("offsets", "commits")) {
+                for (WritePoint point : WritePoint.values()) {
+                    crashes.add(Crash.writing(log + "/" + k, k, point, false));
+                }
+                crashes.add(Crash.writing(log + "/" + k, k, WritePoint.TEMP_REMOVED, true));
+            }
+        }
+        for (WritePoint point : WritePoint.values()) {
+            crashes.add(Crash.writing("metadata", -1, point, false));
+        }
+        crashes.add(Crash.writing("metadata", -1, WritePoint.TEMP_REMOVED, true));
+        return crashes.stream();
+    }
+
+    @BeforeAll
+    static void runWithoutACrash(@TempDir Path cleanDir) {
+        Producer producer = new Producer();
+        producer.produce(RECORDS);
+        producer.produce(MORE_RECORDS);
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 1);
+        try (Checkpoint checkpoint = Checkpoint.open(cleanDir, METADATA, NO_CRASH)) {
+            new MicroBatchEngine(JOB, checkpoint, producer.source, TRANSFORMER, table, ProtocolHooks.NONE,
+                    new ProgressTracker(JOB.jobId(), 0, 1), () -> false, new AtomicLong()::incrementAndGet).run();
+        }
+        assertThat(table.rows()).isEqualTo(producer.expectedRows());
+        uninterrupted = table.timestampsByRecord();
+    }
+
+    @Test
+    void withoutACrashTheDataTakesTheBatchesTheCrashesAreAimedAt() {
+        Producer producer = new Producer();
+        producer.produce(RECORDS);
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 1);
+        List<String> ahead = watchGroupOffsets(producer.source);
+
+        assertThat(run(NO_CRASH, producer.source, table, ProtocolHooks.NONE)).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
+
+        CheckpointOnDisk disk = new CheckpointOnDisk(dir);
+        assertThat(producer.source.reads()).hasSize(BATCHES);
+        assertThat(disk.latest("commits")).hasValue(BATCHES - 1L);
+        assertThat(table.rows()).isEqualTo(producer.expectedRows());
+        assertThat(table.deadLetters().keySet()).isEqualTo(producer.expectedDeadLetters());
+        assertThat(table.deadLetters().values()).allSatisfy(error -> assertThat(error.toString()).isNotBlank());
+        assertThat(ahead).isEmpty();
+        assertThat(producer.source.groupOffsets()).isEqualTo(latestOffsets(producer.source));
+
+        // The data has what the crash tests rely on.
+        Map<String, Set<String>> partitionsOfKey = new TreeMap<>();
+        Map<String, Set<Integer>> batchesOfKey = new TreeMap<>();
+        for (Produced p : producer.produced) {
+            partitionsOfKey.computeIfAbsent(p.id(), id -> new TreeSet<>()).add(p.partition());
+            batchesOfKey.computeIfAbsent(p.partition() + "/" + p.id(), id -> new TreeSet<>()).add(batchOf(producer.source, p));
+        }
+        assertThat(partitionsOfKey.values()).as("order ids in both orders partitions").anyMatch(ps -> ps.size() == 2);
+        assertThat(batchesOfKey.entrySet()).as("payment ids repeated across batches")
+                .anyMatch(e -> e.getKey().startsWith("payments") && e.getValue().size() >= 3);
+        assertThat(producer.expectedDeadLetters()).hasSizeGreaterThanOrEqualTo(4);
+        assertThat(producer.produced).as("gaps in offsets").anyMatch(p -> p.offset() > 0
+                && producer.produced.stream().noneMatch(q -> q.partition().equals(p.partition()) && q.offset() == p.offset() - 1));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("crashes")
+    void crashedEngineRecoversExactlyOnce(Crash crash) {
+        Producer producer = new Producer();
+        producer.produce(RECORDS);
+        InMemorySource source = producer.source;
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 3, crash.toString().hashCode());
+        List<String> ahead = watchGroupOffsets(source);
+
+        assertThatThrownBy(() -> run(crash.files(), source, table, crash.hooks()))
+                .isInstanceOf(SimulatedCrash.class).hasMessage("simulated crash: " + crash);
+
+        CheckpointOnDisk disk = new CheckpointOnDisk(dir);
+        long k = crash.batch();
+        assertThat(disk.latest("offsets")).as("offsets/k after the crash")
+                .isEqualTo(crash.walDurable() ? Optional.of(k) : k > 0 ? Optional.of(k - 1) : Optional.empty());
+        assertThat(disk.latest("commits")).as("commits/k after the crash")
+                .isEqualTo(crash.commitDurable() ? Optional.of(k) : k > 0 ? Optional.of(k - 1) : Optional.empty());
+        Optional<BatchOffsets> wal = crash.walDurable() ? Optional.of(disk.offsets(k)) : Optional.empty();
+        if (crash.readsBatch()) {
+            assertThat(source.reads()).hasSize((int) k + 1);
+            assertThat(source.reads().get((int) k)).isEqualTo(wal.orElseThrow().partitions());
+        } else {
+            assertThat(source.reads()).as("nothing of batch k read").hasSize((int) Math.max(k, 0));
+        }
+        int readsBefore = source.reads().size();
+
+        producer.produce(MORE_RECORDS);
+        assertThat(run(NO_CRASH, source, table, ProtocolHooks.NONE)).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
+
+        List<Map<String, PartitionRange>> recoveryReads = source.reads().subList(readsBefore, source.reads().size());
+        if (crash.walDurable() && !crash.commitDurable()) {
+            assertThat(recoveryReads).isNotEmpty();
+            assertThat(recoveryReads.get(0)).as("the replay of batch " + k + " reads what offsets/" + k + " recorded")
+                    .isEqualTo(wal.get().partitions());
+        }
+        long last = disk.latest("offsets").orElseThrow();
+        assertThat(disk.latest("commits")).as("every batch committed").hasValue(last);
+        assertThat(disk.offsets(last).partitions()).as("to the latest offsets").allSatisfy((p, r) ->
+                assertThat(r.end()).as(p).isEqualTo(source.offsets().get(p).latest()));
+        assertThat(disk.tempFiles()).isEmpty();
+
+        assertThat(table.rows()).isEqualTo(producer.expectedRows());
+        assertThat(table.deadLetters().keySet()).isEqualTo(producer.expectedDeadLetters());
+        assertThat(table.ties()).isEmpty();
+        assertThat(table.timestampsByRecord()).as("each record written with the timestamp an uninterrupted run gives it,"
+                + " however often").isEqualTo(uninterrupted);
+
+        assertThat(ahead).as("group offsets ahead of the commit log").isEmpty();
+        assertThat(source.groupOffsets()).isEqualTo(latestOffsets(source));
+    }
+
+    private MicroBatchEngine.Outcome run(DurableFiles files, InMemorySource source, RowSink sink, ProtocolHooks hooks) {
+        try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, files)) {
+            return new MicroBatchEngine(JOB, checkpoint, source, TRANSFORMER, sink, hooks,
+                    new ProgressTracker(JOB.jobId(), 0, 1), () -> false, clockMs::incrementAndGet).run();
+        }
+    }
+
+    /** Collects every group-offset commit that passes the ends of the newest commit on disk. */
+    private List<String> watchGroupOffsets(InMemorySource source) {
+        List<String> ahead = new ArrayList<>();
+        source.checkCommits(ends -> {
+            CheckpointOnDisk disk = new CheckpointOnDisk(dir);
+            Map<String, PartitionRange> committed = disk.latest("commits")
+                    .map(c -> disk.offsets(c).partitions()).orElse(Map.of());
+            ends.forEach((p, end) -> {
+                PartitionRange r = committed.get(p);
+                if (r == null || end > r.end()) {
+                    ahead.add(p + " at " + end + ", committed " + (r == null ? "nothing" : "up to " + r.end()));
+                }
+            });
+        });
+        return ahead;
+    }
+
+    private static Map<String, Long> latestOffsets(InMemorySource source) {
+        return source.offsets().entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().latest(), (a, b) -> a, TreeMap::new));
+    }
+
+    private static int batchOf(InMemorySource source, Produced p) {
+        for (int i = 0; i < source.reads().size(); i++) {
+            PartitionRange r = source.reads().get(i).get(p.partition());
+            if (r != null && r.start() <= p.offset() && p.offset() < r.end()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** One produced record: {@code bad} if its value is cut short or has a null id. */
+    record Produced(String partition, long offset, String id, String status, long amount, long seq, boolean bad) {
+    }
+
+    /**
+     * Produces records with colliding ids to the source and computes, on its own, the table
+     * they must give: every good PAID record applied in the order produced, the last one of an
+     * id winning. That order is the write-timestamp order: orders records carry increasing
+     * timestamps, and payment ids (all with the same old timestamp) are never order ids.
+     */
+    private static final class Producer {
+        static final List<String> PARTITIONS = List.of("orders-0", "orders-1", "payments-0");
+        static final long ORDERS_START_MS = 1_800_000_000_000L;
+        static final long PAYMENTS_MS = 1_000L;
+
+        final InMemorySource source = new InMemorySource().partition("orders", 0, 3).partition("orders", 1, 0)
+                .partition("payments", 0, 0);
+        final List<Produced> produced = new ArrayList<>();
+        private final Random random = new Random(11);
+        private final Map<String, Long> next = new TreeMap<>(Map.of("orders-0", 3L, "orders-1", 0L, "payments-0", 0L));
+        private long seq;
+
+        void produce(int count) {
+            for (int i = 0; i < count; i++) {
+                String partition = PARTITIONS.get(random.nextInt(PARTITIONS.size()));
+                long offset = next.get(partition) + (random.nextInt(8) == 0 ? 1 : 0); // a gap now and then
+                next.put(partition, offset + 1);
+                long s = seq++;
+                boolean payment = partition.startsWith("payments");
+                String id = payment ? "p" + random.nextInt(3) : "o" + random.nextInt(6);
+                String status = random.nextInt(3) == 0 ? "NEW" : "PAID";
+                long amount = 10 + random.nextInt(90);
+                boolean bad = s % 11 == 5 || s % 11 == 10;
+                String json;
+                if (s % 11 == 5) {
+                    json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amo";
+                } else if (s % 11 == 10) {
+                    json = "{\"id\": null, \"status\": \"PAID\", \"amount\": " + amount + ", \"seq\": " + s + "}";
+                } else {
+                    json = "{\"id\": \"" + id + "\", \"status\": \"" + status + "\", \"amount\": " + amount + ", \"seq\": " + s + "}";
+                }
+                source.append(partition, offset, payment ? PAYMENTS_MS : ORDERS_START_MS + s, id, json);
+                produced.add(new Produced(partition, offset, id, status, amount, s, bad));
+            }
+            // A transaction marker ends orders-1: its latest offset has no record.
+            next.put("orders-1", next.get("orders-1") + 1);
+            source.skipTo("orders-1", next.get("orders-1"));
+        }
+
+        Map<String, Map<String, Object>> expectedRows() {
+            Map<String, Map<String, Object>> rows = new TreeMap<>();
+            for (Produced p : produced) {
+                if (!p.bad() && p.status().equals("PAID")) {
+                    rows.put(p.id(), Map.of("id", p.id(), "amount", p.amount(), "seq", p.seq()));
+                }
+            }
+            return rows;
+        }
+
+        Set<String> expectedDeadLetters() {
+            return produced.stream().filter(Produced::bad).map(p -> p.partition() + "@" + p.offset())
+                    .collect(Collectors.toCollection(TreeSet::new));
+        }
+    }
+
+    /**
+     * Where the first run crashes: at a protocol step of batch {@code batch}, or at a point of the
+     * write of {@code file} ({@code offsets/k}, {@code commits/k} or {@code metadata}), then
+     * optionally losing power there.
+     */
+    record Crash(ProtocolStep step, String file, WritePoint point, boolean powerLoss, long batch) {
+
+        static Crash at(ProtocolStep step, long batch) {
+            return new Crash(step, null, null, false, batch);
+        }
+
+        static Crash writing(String file, long batch, WritePoint point, boolean powerLoss) {
+            return new Crash(null, file, point, powerLoss, batch);
+        }
+
+        /** Whether the final name of the file being written is there after the crash. */
+        private boolean fileLeft() {
+            return point.compareTo(WritePoint.LINKED) >= 0 && !powerLoss;
+        }
+
+        boolean walDurable() {
+            if (step != null) {
+                return true;
+            }
+            return file.startsWith("commits") || file.startsWith("offsets") && fileLeft();
+        }
+
+        boolean commitDurable() {
+            if (step != null) {
+                return step == ProtocolStep.AFTER_COMMIT_LOG;
+            }
+            return file.startsWith("commits") && fileLeft();
+        }
+
+        /** Whether the first run read batch k before crashing. */
+        boolean readsBatch() {
+            return step != null ? step != ProtocolStep.AFTER_WAL : file.startsWith("commits");
+        }
+
+        ProtocolHooks hooks() {
+            return (reached, batchId) -> {
+                if (reached == step && batchId == batch) {
+                    throw new SimulatedCrash(this);
+                }
+            };
+        }
+
+        DurableFiles files() {
+            if (step != null) {
+                return NO_CRASH;
+            }
+            return DurableFiles.failingAt((reached, target) -> {
+                if (reached == point && target.endsWith(file)) {
+                    if (powerLoss) {
+                        // The directory was not fsync'd since the link: after a power loss the name may be gone.
+                        Files.delete(target);
+                    }
+                    throw new SimulatedCrash(this);
+                }
+            });
+        }
+
+        @Override
+        public String toString() {
+            return step != null ? step + " of batch " + batch
+                    : "writing " + file + ", at " + point + (powerLoss ? ", then power loss" : "");
+        }
+    }
+
+    /** Stops the engine where a killed process would stop; nothing in the engine catches it. */
+    static final class SimulatedCrash extends RuntimeException {
+        SimulatedCrash(Crash crash) {
+            super("simulated crash: " + crash, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,227 @@
+package io.oncestream.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import io.oncestream.engine.checkpoint.BatchOffsets;
+import io.oncestream.engine.checkpoint.Checkpoint;
+import io.oncestream.engine.checkpoint.CheckpointException;
+import io.oncestream.engine.checkpoint.CheckpointMetadata;
+import io.oncestream.engine.checkpoint.DurableFiles;
+import io.oncestream.engine.checkpoint.PartitionRange;
+import io.oncestream.engine.config.JobConfig;
+import io.oncestream.engine.config.JobConfigs;
+import io.oncestream.engine.transform.RecordTransformer;
+
+/**
+ * Recovery planned from the golden checkpoint ({@code src/test/resources/checkpoint/golden}:
+ * worker 1 of 2 of {@code shop/paid-orders}, batch 0 committed, batch 1 open on
+ * {@code orders-1 [120, 200)} and an empty {@code payments-0 [80, 80)}), as files of an older
+ * build would be found after a crash: the engine replays batch 1 with exactly the recorded
+ * ranges and write-timestamp bases, although the source now holds more, then continues from
+ * its ends; and a golden file that is empty, cut short or garbled stops the worker with an
+ * error naming that file, before anything is read, written or overwritten.
+ */
+class GoldenCheckpointRecoveryTest {
+
+    private static final JobConfig JOB = JobConfigs.parse("""
+            {
+              "jobId": "shop/paid-orders",
+              "source": {"bootstrapServers": "unused:9092", "topics": ["payments", "orders"]},
+              "filter": "value.status == 'PAID'",
+              "sink": {"contactPoints": ["unused:9042"], "localDatacenter": "dc1", "keyspace": "shop", "table": "paid_orders",
+                       "columns": {"id": "value.id", "amount": "value.amount"}},
+              "deadLetter": {"mode": "table", "table": "paid_orders_dead_letters"},
+              "trigger": {"intervalMs": 0, "availableNow": true},
+              "parallelism": 2
+            }
+            """);
+    private static final CheckpointMetadata METADATA = new CheckpointMetadata(CheckpointMetadata.FORMAT, JOB.jobId(),
+            JOB.source().topics(), JOB.parallelism(), 1);
+    private static final RecordTransformer TRANSFORMER = RecordTransformer.compile(JOB);
+
+    /** The bases {@code offsets/1} records (the last timestamps of {@code commits/0}). */
+    private static final long ORDERS_BASE = 1764700000123001L;
+    private static final long PAYMENTS_BASE = 1764700000456000L;
+    /** Orders records carry a timestamp below their base, so theirs continue it by +1; payments ones are above theirs. */
+    private static final long ORDERS_RECORD_MS = 1764700000000L;
+    private static final long PAYMENTS_RECORD_MS = 1764700005000L;
+    private static final long ORDERS_LATEST = 230;
+    private static final long PAYMENTS_LATEST = 95;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void openBatchOfTheGoldenCheckpointIsReplayedExactlyThenTheJobContinues() throws Exception {
+        Path checkpoint = copyGolden();
+        CheckpointOnDisk disk = new CheckpointOnDisk(checkpoint);
+        BatchOffsets open = disk.offsets(1);
+        assertThat(open.partitions()).isEqualTo(Map.of(
+                "orders-1", new PartitionRange(120, 200, ORDERS_BASE),
+                "payments-0", new PartitionRange(80, 80, PAYMENTS_BASE)));
+        String openBytes = disk.text("offsets/1");
+        InMemorySource source = source();
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 7, 3);
+
+        assertThat(run(checkpoint, source, table)).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
+
+        assertThat(source.reads()).as("batch 1 replayed, then batch 2").containsExactly(
+                open.partitions(),
+                Map.of("orders-1", new PartitionRange(200, ORDERS_LATEST, ORDERS_BASE + 80),
+                        "payments-0", new PartitionRange(80, PAYMENTS_LATEST, PAYMENTS_BASE)));
+        for (long offset = 120; offset < 200; offset++) {
+            Long ts = table.timestampOf("orders-1", offset);
+            if (ts != null) {
+                assertThat(ts).as("write timestamp of orders-1@" + offset).isEqualTo(ORDERS_BASE + 1 + (offset - 120));
+            }
+        }
+        assertThat(table.timestampOf("orders-1", 121)).as("a written record of the replay").isNotNull();
+        assertThat(table.timestampOf("payments-0", 80)).isEqualTo((PAYMENTS_RECORD_MS + 80) * 1000);
+
+        assertThat(disk.text("offsets/1")).as("the open batch's entry is kept as it was").isEqualTo(openBytes);
+        assertThat(disk.batchIds("offsets")).containsExactly(0L, 1L, 2L);
+        assertThat(disk.batchIds("commits")).containsExactly(0L, 1L, 2L);
+        assertThat(disk.commit(1).lastTimestamps()).isEqualTo(Map.of("orders-1", ORDERS_BASE + 80, "payments-0", PAYMENTS_BASE));
+        assertThat(disk.commit(1).recordsRead()).isEqualTo(80);
+        assertThat(table.rows()).isEqualTo(expectedRows());
+        assertThat(table.deadLetters()).isEmpty();
+        assertThat(source.groupOffsets()).isEqualTo(Map.of("orders-1", ORDERS_LATEST, "payments-0", PAYMENTS_LATEST));
+    }
+
+    static Stream<Arguments> corruptions() {
+        return Stream.of("metadata", "offsets/0", "offsets/1", "commits/0").flatMap(file ->
+                Stream.of(Corruption.values()).map(c -> Arguments.of(file, c)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("corruptions")
+    void corruptGoldenFileIsAnErrorNamingIt(String file, Corruption corruption) throws Exception {
+        Path checkpoint = copyGolden();
+        Path corrupt = checkpoint.resolve(file);
+        byte[] bytes = corruption.apply(Files.readAllBytes(corrupt));
+        Files.write(corrupt, bytes);
+        InMemorySource source = source();
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 7, 3);
+
+        assertThatThrownBy(() -> run(checkpoint, source, table))
+                .isInstanceOf(CheckpointException.class)
+                .hasMessageStartingWith(corrupt + ": ")
+                .satisfies(e -> assertThat(((CheckpointException) e).path()).isEqualTo(corrupt));
+
+        assertThat(source.reads()).isEmpty();
+        assertThat(table.timestampsByRecord()).isEmpty();
+        assertThat(Files.readAllBytes(corrupt)).as("the damaged file is left for inspection").isEqualTo(bytes);
+        assertThat(new CheckpointOnDisk(checkpoint).batchIds("offsets")).containsExactly(0L, 1L);
+    }
+
+    /** Ways a file can be damaged. */
+    enum Corruption {
+        EMPTY {
+            @Override
+            byte[] apply(byte[] bytes) {
+                return new byte[0];
+            }
+        },
+        CUT_IN_HALF {
+            @Override
+            byte[] apply(byte[] bytes) {
+                return Arrays.copyOf(bytes, bytes.length / 2);
+            }
+        },
+        /** A NUL byte in the middle, which no JSON document holds raw. */
+        GARBLED {
+            @Override
+            byte[] apply(byte[] bytes) {
+                byte[] garbled = bytes.clone();
+                garbled[garbled.length / 2] = 0;
+                return garbled;
+            }
+        },
+        /** Zeros for the first bytes, as a torn write might leave. */
+        ZEROED_START {
+            @Override
+            byte[] apply(byte[] bytes) {
+                byte[] zeroed = bytes.clone();
+                Arrays.fill(zeroed, 0, Math.min(8, zeroed.length), (byte) 0);
+                return zeroed;
+            }
+        };
+
+        abstract byte[] apply(byte[] bytes);
+    }
+
+    private MicroBatchEngine.Outcome run(Path checkpointDir, InMemorySource source, RowSink sink) {
+        try (Checkpoint checkpoint = Checkpoint.open(checkpointDir, METADATA, DurableFiles.synced())) {
+            long[] clock = {1_764_800_000_000L};
+            return new MicroBatchEngine(JOB, checkpoint, source, TRANSFORMER, sink, ProtocolHooks.NONE,
+                    new ProgressTracker(JOB.jobId(), 1, 2), () -> false, () -> ++clock[0]).run();
+        }
+    }
+
+    /**
+     * What worker 1 of 2 reads: {@code orders-1}, whose first 100 records have aged out, and
+     * {@code payments-0}; both hold more than the golden batches covered.
+     */
+    private static InMemorySource source() {
+        InMemorySource source = new InMemorySource().partition("orders", 1, 100).partition("payments", 0, 0);
+        for (long offset = 100; offset < ORDERS_LATEST; offset++) {
+            source.append("orders-1", offset, ORDERS_RECORD_MS, null, order(offset));
+        }
+        for (long offset = 0; offset < PAYMENTS_LATEST; offset++) {
+            source.append("payments-0", offset, PAYMENTS_RECORD_MS + offset, null, payment(offset));
+        }
+        return source;
+    }
+
+    private static String order(long offset) {
+        return "{\"id\": \"o" + offset % 7 + "\", \"status\": \"" + (offset % 4 == 0 ? "NEW" : "PAID") + "\", \"amount\": " + offset + "}";
+    }
+
+    private static String payment(long offset) {
+        return "{\"id\": \"p" + offset % 3 + "\", \"status\": \"PAID\", \"amount\": " + offset + "}";
+    }
+
+    /** The rows of the records after the committed batch 0, applied in offset order per partition (their ids differ). */
+    private static Map<String, Map<String, Object>> expectedRows() {
+        Map<String, Map<String, Object>> rows = new TreeMap<>();
+        for (long offset = 120; offset < ORDERS_LATEST; offset++) {
+            if (offset % 4 != 0) {
+                rows.put("o" + offset % 7, Map.of("id", "o" + offset % 7, "amount", offset));
+            }
+        }
+        for (long offset = 80; offset < PAYMENTS_LATEST; offset++) {
+            rows.put("p" + offset % 3, Map.of("id", "p" + offset % 3, "amount", offset));
+        }
+        return rows;
+    }
+
+    private Path copyGolden() throws IOException, URISyntaxException {
+        Path golden = Path.of(GoldenCheckpointRecoveryTest.class.getResource("/checkpoint/golden").toURI());
+        Path target = dir.resolve("checkpoint");
+        for (String file : List.of("metadata", "offsets/0", "offsets/1", "commits/0")) {
+            Files.createDirectories(target.resolve(file).getParent());
+            Files.copy(golden.resolve(file), target.resolve(file));
+        }
+        try (Stream<Path> all = Files.walk(golden)) {
+            assertThat(all.filter(Files::isRegularFile).count()).as("golden files copied").isEqualTo(4);
+        }
+        return target;
+    }
+}
