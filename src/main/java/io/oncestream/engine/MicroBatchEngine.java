@@ -7,12 +7,14 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 import io.oncestream.engine.checkpoint.BatchCommit;
+import io.oncestream.engine.checkpoint.BatchLog;
 import io.oncestream.engine.checkpoint.BatchOffsets;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointException;
@@ -56,6 +58,7 @@ public final class MicroBatchEngine {
     private final RecordTransformer transformer;
     private final RowSink sink;
     private final ProtocolHooks hooks;
+    private boolean groupOffsetsResynced;
     private final ProgressTracker progress;
     private final BooleanSupplier stopRequested;
     private final LongSupplier clockMs;
@@ -119,6 +122,9 @@ public final class MicroBatchEngine {
         progress.state(EngineState.PLANNING);
         long started = clockMs.getAsLong();
         Map<String, KafkaOffsets> kafka = source.offsets();
+        if (!groupOffsetsResynced) {
+            resyncGroupOffsets();
+        }
         if (config.trigger().availableNow()) {
             kafka = capToDrainTargets(kafka);
         }
@@ -155,6 +161,28 @@ public final class MicroBatchEngine {
         hooks.reached(ProtocolStep.AFTER_WAL, batchId);
         runBatch(batchId, offsets, replay, started, walDone);
         return StepResult.RAN_BATCH;
+    }
+
+    /**
+     * Once per start, with Kafka reachable: the ends of the last committed batch to the consumer
+     * group. A crash between {@code commits/N} and its group commit leaves the group one batch
+     * behind, and with nothing new to read no later batch would correct it (a completed job
+     * would show lag). Never ahead of the table: these ends are committed.
+     */
+    private void resyncGroupOffsets() {
+        Optional<BatchLog.Entry<BatchCommit>> last = checkpoint.commits().latest();
+        Optional<BatchOffsets> offsets = last.flatMap(c -> checkpoint.offsets().get(c.batchId()));
+        if (offsets.isPresent()) {
+            Map<String, Long> ends = new LinkedHashMap<>();
+            offsets.get().partitions().forEach((p, r) -> ends.put(p, r.end()));
+            try {
+                source.commitGroupOffsets(ends);
+            } catch (SourceException e) {
+                LOG.log(Level.WARNING, "cannot bring the consumer group up to the last commit yet: " + e.getMessage());
+                return;
+            }
+        }
+        groupOffsetsResynced = true;
     }
 
     private void runBatch(long batchId, BatchOffsets offsets, boolean replay, long started, long walDone) {

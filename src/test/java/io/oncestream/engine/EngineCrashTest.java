@@ -224,6 +224,31 @@ class EngineCrashTest {
         assertThat(source.groupOffsets()).isEqualTo(latestOffsets(source));
     }
 
+    /**
+     * A crash between the last batch's commit log and its group commit, and nothing new in
+     * Kafka: the restarted worker has no batch to run, and still brings the consumer group up
+     * to the commit log, so a completed job shows no lag.
+     */
+    @Test
+    void aCrashBeforeTheLastGroupCommitLeavesNoLagBehind() {
+        Producer producer = new Producer();
+        producer.produce(RECORDS);
+        InMemorySource source = producer.source;
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 1);
+        List<String> ahead = watchGroupOffsets(source);
+        Crash crash = Crash.at(ProtocolStep.AFTER_COMMIT_LOG, BATCHES - 1);
+        assertThatThrownBy(() -> run(crash.files(), source, table, crash.hooks())).isInstanceOf(SimulatedCrash.class);
+        assertThat(source.groupOffsets()).as("the group one batch behind").isNotEqualTo(latestOffsets(source));
+        int reads = source.reads().size();
+
+        assertThat(run(NO_CRASH, source, table, ProtocolHooks.NONE)).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
+
+        assertThat(source.reads()).as("no batch to run").hasSize(reads);
+        assertThat(source.groupOffsets()).isEqualTo(latestOffsets(source));
+        assertThat(ahead).isEmpty();
+        assertThat(table.rows()).isEqualTo(producer.expectedRows());
+    }
+
     private MicroBatchEngine.Outcome run(DurableFiles files, InMemorySource source, RowSink sink, ProtocolHooks hooks) {
         try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, files)) {
             return new MicroBatchEngine(JOB, checkpoint, source, TRANSFORMER, sink, hooks,

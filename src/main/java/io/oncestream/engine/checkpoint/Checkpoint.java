@@ -7,6 +7,10 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A worker's checkpoint directory:
@@ -19,14 +23,20 @@ import java.nio.file.StandardOpenOption;
  */
 public final class Checkpoint implements AutoCloseable {
 
+    /** Checkpoint directories (real paths) this JVM holds open. */
+    private static final Set<Path> HELD_IN_THIS_PROCESS = ConcurrentHashMap.newKeySet();
+
     private final Path dir;
+    private final Path held;
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final FileBatchLog<BatchOffsets> offsets;
     private final FileBatchLog<BatchCommit> commits;
+    private boolean closed;
 
-    private Checkpoint(Path dir, FileChannel lockChannel, FileLock lock, DurableFiles files) {
+    private Checkpoint(Path dir, Path held, FileChannel lockChannel, FileLock lock, DurableFiles files) {
         this.dir = dir;
+        this.held = held;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.offsets = new FileBatchLog<>(dir.resolve("offsets"), BatchOffsets.class, files);
@@ -40,9 +50,17 @@ public final class Checkpoint implements AutoCloseable {
      */
     public static Checkpoint open(Path dir, CheckpointMetadata expected, DurableFiles files) {
         FileChannel channel = null;
+        Path lockFile = dir.resolve(".lock");
+        Path held = null;
         try {
-            Files.createDirectories(dir);
-            Path lockFile = dir.resolve(".lock");
+            createDirectoriesDurably(dir, files);
+            // A second channel on .lock in this JVM must never be opened: closing it (when its
+            // tryLock is refused) would drop this process's lock held through the first one.
+            held = dir.toRealPath();
+            if (!HELD_IN_THIS_PROCESS.add(held)) {
+                held = null;
+                throw new CheckpointException(lockFile, "the checkpoint is in use by another worker process");
+            }
             channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock lock;
             try {
@@ -55,13 +73,34 @@ public final class Checkpoint implements AutoCloseable {
             }
             DurableFiles.removeTempFiles(dir);
             checkOrWriteMetadata(dir.resolve("metadata"), expected, files);
-            return new Checkpoint(dir, channel, lock, files);
+            return new Checkpoint(dir, held, channel, lock, files);
         } catch (IOException e) {
-            closeQuietly(channel);
+            release(held, channel);
             throw new CheckpointException(dir, "cannot open checkpoint: " + e.getMessage(), e);
         } catch (RuntimeException e) {
-            closeQuietly(channel);
+            release(held, channel);
             throw e;
+        }
+    }
+
+    /** Creates {@code dir} and any missing parents, each made durable in its parent directory. */
+    private static void createDirectoriesDurably(Path dir, DurableFiles files) throws IOException {
+        Path absolute = dir.toAbsolutePath();
+        Deque<Path> missing = new ArrayDeque<>();
+        for (Path p = absolute; p != null && !Files.isDirectory(p); p = p.getParent()) {
+            missing.push(p);
+        }
+        while (!missing.isEmpty()) {
+            Path created = missing.pop();
+            Files.createDirectory(created);
+            files.syncDirectory(created.getParent());
+        }
+    }
+
+    private static void release(Path held, FileChannel channel) {
+        closeQuietly(channel);
+        if (held != null) {
+            HELD_IN_THIS_PROCESS.remove(held);
         }
     }
 
@@ -116,12 +155,16 @@ public final class Checkpoint implements AutoCloseable {
 
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         try {
             lock.release();
         } catch (IOException ignored) {
             // closing the channel releases it too
         }
-        closeQuietly(lockChannel);
+        release(held, lockChannel);
     }
 
     private static void closeQuietly(FileChannel channel) {

@@ -58,7 +58,11 @@ final class CheckpointJson {
         }
     }
 
-    private static String abbreviate(String s) {
-        return s.length() <= 20 ? s : s.substring(0, 20) + "...";
+    /** At most 20 characters of a damaged line, control characters shown as {@code \\uXXXX}. */
+    static String abbreviate(String s) {
+        String head = s.length() <= 20 ? s : s.substring(0, 20);
+        StringBuilder out = new StringBuilder();
+        head.codePoints().forEach(c -> out.append(Character.isISOControl(c) ? String.format("\\u%04x", c) : Character.toString(c)));
+        return s.length() <= 20 ? out.toString() : out + "...";
     }
 }

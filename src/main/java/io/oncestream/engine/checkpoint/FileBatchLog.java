@@ -35,7 +35,10 @@ public final class FileBatchLog<T> implements BatchLog<T> {
         this.type = type;
         this.files = files;
         try {
-            Files.createDirectories(dir);
+            if (!Files.isDirectory(dir)) {
+                Files.createDirectories(dir);
+                files.syncDirectory(dir.getParent()); // the new log's name survives a power loss like its files
+            }
             DurableFiles.removeTempFiles(dir);
         } catch (IOException e) {
             throw new CheckpointException(dir, "cannot prepare log directory: " + e.getMessage(), e);

@@ -117,6 +117,10 @@ class CheckpointFilesTest {
         assertThatThrownBy(log::latest).isInstanceOf(CheckpointException.class)
                 .hasMessageStartingWith(offsets.resolve("3").toString());
 
+        Files.write(offsets.resolve("4"), new byte[] {0, 0, 'v', '1', 7, '\n', '{', '}', '\n'});
+        assertThatThrownBy(() -> log.get(4)).isInstanceOf(CheckpointException.class)
+                .hasMessage(offsets.resolve("4") + ": unsupported version line '\\u0000\\u0000v1\\u0007' (this worker reads v1)");
+
         Files.writeString(offsets.resolve("notes.txt"), "x");
         assertThatThrownBy(log::batchIds).isInstanceOf(CheckpointException.class)
                 .hasMessage(offsets.resolve("notes.txt") + ": unexpected file in a batch log (names are batch ids)");

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,9 +87,12 @@ class CheckpointLockAcrossProcessesTest {
         assertThat(next.firstLine()).isEqualTo("HOLDING " + dir);
     }
 
+    /**
+     * Closing any channel on a file drops all of this process's POSIX locks on it: a second open
+     * in the same JVM must be refused before it opens a channel of its own, or the refusal would
+     * leave the first checkpoint unlocked for other processes.
+     */
     @Test
-    @Disabled("fails today: Checkpoint.open's refusal closes its own channel on .lock, and closing any channel on a file"
-            + " drops all of this process's POSIX locks on it, so the first Checkpoint is left unlocked")
     void aRefusedSecondOpenInThisJvmKeepsTheLockOfTheFirst() {
         try (Checkpoint held = Checkpoint.open(dir, CheckpointLockHolder.METADATA, DurableFiles.synced())) {
             assertThatThrownBy(() -> Checkpoint.open(dir, CheckpointLockHolder.METADATA, DurableFiles.synced()))
