@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
-import java.util.stream.Stream;
 
 import io.oncestream.engine.config.TestConfigs;
 import io.oncestream.testing.CassandraNode;
@@ -66,17 +65,9 @@ final class EngineFixture {
         return OrderStream.actualDeadLetters(cassandra.session(), keyspace, table + "_dead_letters");
     }
 
-    /** Batch ids present in {@code dir} ({@code offsets} or {@code commits}) of the checkpoint. */
+    /** Batch ids present in {@code log} ({@code offsets} or {@code commits}) of the checkpoint. */
     List<Long> batchIds(String log) {
-        Path logDir = checkpoint.resolve(log);
-        if (!Files.isDirectory(logDir)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.list(logDir)) {
-            return files.map(f -> f.getFileName().toString()).filter(n -> n.matches("\\d+")).map(Long::parseLong).sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return new CheckpointOnDisk(checkpoint).batchIds(log);
     }
 
     String read(String relative) {

@@ -3,12 +3,9 @@ package io.oncestream.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -28,6 +25,7 @@ import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
 import io.oncestream.engine.transform.RecordTransformer;
+import io.oncestream.testing.GoldenCheckpoint;
 
 /**
  * Recovery planned from the golden checkpoint ({@code src/test/resources/checkpoint/golden}:
@@ -212,16 +210,7 @@ class GoldenCheckpointRecoveryTest {
         return rows;
     }
 
-    private Path copyGolden() throws IOException, URISyntaxException {
-        Path golden = Path.of(GoldenCheckpointRecoveryTest.class.getResource("/checkpoint/golden").toURI());
-        Path target = dir.resolve("checkpoint");
-        for (String file : List.of("metadata", "offsets/0", "offsets/1", "commits/0")) {
-            Files.createDirectories(target.resolve(file).getParent());
-            Files.copy(golden.resolve(file), target.resolve(file));
-        }
-        try (Stream<Path> all = Files.walk(golden)) {
-            assertThat(all.filter(Files::isRegularFile).count()).as("golden files copied").isEqualTo(4);
-        }
-        return target;
+    private Path copyGolden() {
+        return GoldenCheckpoint.copyTo(dir.resolve("checkpoint"));
     }
 }

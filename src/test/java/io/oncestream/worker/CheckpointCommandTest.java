@@ -22,7 +22,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
 import io.oncestream.engine.checkpoint.DurableFiles;
-import io.oncestream.testing.LocalService;
+import io.oncestream.testing.GoldenCheckpoint;
 
 /**
  * {@code checkpoint inspect} on the golden checkpoint (batch 0 committed, batch 1 open): what it
@@ -30,8 +30,6 @@ import io.oncestream.testing.LocalService;
  * worker holds the checkpoint's lock.
  */
 class CheckpointCommandTest {
-
-    private static final Path GOLDEN = LocalService.repoDir().resolve("src/test/resources/checkpoint/golden");
 
     @Test
     void describesTheBatchesAndTheReplayRecoveryWillRun(@TempDir Path tmp) throws IOException {
@@ -108,19 +106,8 @@ class CheckpointCommandTest {
         }
     }
 
-    private static Path copyOfGolden(Path tmp) throws IOException {
-        Path dir = tmp.resolve("checkpoint");
-        try (Stream<Path> files = Files.walk(GOLDEN)) {
-            for (Path f : files.toList()) {
-                Path target = dir.resolve(GOLDEN.relativize(f).toString());
-                if (Files.isDirectory(f)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(f, target);
-                }
-            }
-        }
-        return dir;
+    private static Path copyOfGolden(Path tmp) {
+        return GoldenCheckpoint.copyTo(tmp.resolve("checkpoint"));
     }
 
     private static Map<String, String> snapshot(Path dir) throws IOException {

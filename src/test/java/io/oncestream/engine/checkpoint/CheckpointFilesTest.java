@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -13,6 +12,8 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.oncestream.testing.GoldenCheckpoint;
 
 /** The on-disk format of checkpoints (golden files), create-only writes, locking and metadata checks. */
 class CheckpointFilesTest {
@@ -41,7 +42,7 @@ class CheckpointFilesTest {
 
     @Test
     void writerProducesTheGoldenBytes() throws Exception {
-        Path golden = goldenDir();
+        Path golden = GoldenCheckpoint.directory();
         for (String name : List.of("offsets/0", "offsets/1", "commits/0", "metadata")) {
             Class<?> type = name.startsWith("offsets") ? BatchOffsets.class
                     : name.startsWith("commits") ? BatchCommit.class : CheckpointMetadata.class;
@@ -161,23 +162,8 @@ class CheckpointFilesTest {
                         + " (changing parallelism needs a hand-off of committed offsets)");
     }
 
-    private Path copyGolden() throws IOException, URISyntaxException {
-        Path golden = goldenDir();
-        Path target = dir.resolve("golden");
-        try (Stream<Path> files = Files.walk(golden)) {
-            for (Path f : (Iterable<Path>) files::iterator) {
-                Path to = target.resolve(golden.relativize(f).toString());
-                if (Files.isDirectory(f)) {
-                    Files.createDirectories(to);
-                } else {
-                    Files.copy(f, to);
-                }
-            }
-        }
-        return target;
+    private Path copyGolden() {
+        return GoldenCheckpoint.copyTo(dir.resolve("golden"));
     }
 
-    private static Path goldenDir() throws URISyntaxException {
-        return Path.of(CheckpointFilesTest.class.getResource("/checkpoint/golden").toURI());
-    }
 }
