@@ -21,13 +21,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchOffsets;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
 import io.oncestream.engine.checkpoint.DurableFiles;
 import io.oncestream.engine.checkpoint.DurableFiles.WritePoint;
+import io.oncestream.engine.checkpoint.FileBatchLog;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
@@ -247,6 +250,155 @@ class EngineCrashTest {
         assertThat(source.groupOffsets()).isEqualTo(latestOffsets(source));
         assertThat(ahead).isEmpty();
         assertThat(table.rows()).isEqualTo(producer.expectedRows());
+    }
+
+    /**
+     * The mutations of the protocol model (docs/protocol.md §6, {@code model/protocol.pml}),
+     * done to a run of the real engine where the mutated code would act: a sink that reports
+     * acknowledgements it does not have; the write-ahead entry lost to a power loss after the
+     * batch was read (not fsync'd); a replay from a fresh timestamp base; a planner that moves
+     * past the open batch (as if it were committed); group offsets committed before the commit
+     * log. Each must be caught by a check of {@link #crashedEngineRecoversExactlyOnce}: the
+     * exact table, each record's timestamp, the replayed ranges, group offsets never ahead.
+     */
+    @ParameterizedTest
+    @EnumSource(Mutation.class)
+    void eachMutationOfTheProtocolIsCaughtByTheseChecks(Mutation mutation, @TempDir Path baselineDir) {
+        Producer producer = new Producer();
+        producer.produce(RECORDS);
+        Map<String, Set<Long>> baseline = timestampsWithoutACrash(baselineDir, RECORDS);
+        InMemorySource source = producer.source;
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 5);
+        List<String> ahead = watchGroupOffsets(source);
+        long k = BATCHES - 1;
+        ProtocolHooks hooks = switch (mutation) {
+            case COMMIT_BEFORE_ACK -> Crash.at(ProtocolStep.AFTER_COMMIT_LOG, k).hooks();
+            case GROUP_BEFORE_COMMIT -> (step, batchId) -> {
+                if (step == ProtocolStep.AFTER_SINK && batchId == k) {
+                    Map<String, Long> ends = new TreeMap<>();
+                    new CheckpointOnDisk(dir).offsets(k).partitions().forEach((p, r) -> ends.put(p, r.end()));
+                    source.commitGroupOffsets(ends);
+                    Crash.at(step, k).hooks().reached(step, batchId);
+                }
+            };
+            default -> Crash.at(ProtocolStep.MID_WRITE, k).hooks();
+        };
+        RowSink sink = mutation == Mutation.COMMIT_BEFORE_ACK ? new AcknowledgesTooSoon(table, k) : table;
+        assertThatThrownBy(() -> run(NO_CRASH, source, sink, hooks)).isInstanceOf(SimulatedCrash.class);
+
+        BatchOffsets wal = new CheckpointOnDisk(dir).offsets(k);
+        FileBatchLog<BatchOffsets> offsets = new FileBatchLog<>(dir.resolve("offsets"), BatchOffsets.class, NO_CRASH);
+        switch (mutation) {
+            case OFFSETS_NOT_SYNCED -> {
+                deleteQuietly(dir.resolve("offsets/" + k));
+                producer.produce(MORE_RECORDS);
+            }
+            case FRESH_TIMESTAMPS_ON_REPLAY -> {
+                deleteQuietly(dir.resolve("offsets/" + k));
+                Map<String, PartitionRange> fresh = new TreeMap<>();
+                wal.partitions().forEach((p, r) -> fresh.put(p, new PartitionRange(r.start(), r.end(), 0)));
+                offsets.add(k, new BatchOffsets(fresh, wal.lostRecords(), wal.plannedAtMs()));
+            }
+            case SKIP_OPEN_BATCH -> new FileBatchLog<>(dir.resolve("commits"), BatchCommit.class, NO_CRASH)
+                    .add(k, new CheckpointOnDisk(dir).commit(k - 1));
+            default -> { }
+        }
+        int readsBefore = source.reads().size();
+        run(NO_CRASH, source, table, ProtocolHooks.NONE);
+
+        List<String> caught = new ArrayList<>();
+        if (!table.rows().equals(producer.expectedRows())) {
+            caught.add("the table");
+        }
+        if (mutation != Mutation.OFFSETS_NOT_SYNCED && !table.timestampsByRecord().equals(baseline)) {
+            caught.add("the timestamps");
+        }
+        List<Map<String, PartitionRange>> recoveryReads = source.reads().subList(readsBefore, source.reads().size());
+        if (mutation != Mutation.COMMIT_BEFORE_ACK && mutation != Mutation.GROUP_BEFORE_COMMIT
+                && (recoveryReads.isEmpty() || !recoveryReads.get(0).equals(wal.partitions()))) {
+            caught.add("the replayed ranges");
+        }
+        if (!ahead.isEmpty()) {
+            caught.add("group offsets ahead of the commit log");
+        }
+        System.out.println("[engine] mutation " + mutation + " caught by: " + caught);
+        assertThat(caught).as(mutation + " is caught").contains(switch (mutation) {
+            case COMMIT_BEFORE_ACK, SKIP_OPEN_BATCH -> "the table";
+            case OFFSETS_NOT_SYNCED -> "the replayed ranges";
+            case FRESH_TIMESTAMPS_ON_REPLAY -> "the timestamps";
+            case GROUP_BEFORE_COMMIT -> "group offsets ahead of the commit log";
+        });
+    }
+
+    /** The mutations of {@code model/protocol.pml}, in the engine. */
+    enum Mutation { COMMIT_BEFORE_ACK, OFFSETS_NOT_SYNCED, FRESH_TIMESTAMPS_ON_REPLAY, SKIP_OPEN_BATCH, GROUP_BEFORE_COMMIT }
+
+    /** Applies half of batch {@code batch}'s writes and reports all of them acknowledged. */
+    private static final class AcknowledgesTooSoon implements RowSink {
+        private final LastWriteWinsSink table;
+        private final long batch;
+        private long calls;
+
+        AcknowledgesTooSoon(LastWriteWinsSink table, long batch) {
+            this.table = table;
+            this.batch = batch;
+        }
+
+        @Override
+        public Write prepare(io.oncestream.engine.transform.SourceRecord origin, Map<String, Object> columns, long ts)
+                throws BadRowException {
+            return table.prepare(origin, columns, ts);
+        }
+
+        @Override
+        public Write prepareDeadLetter(io.oncestream.engine.transform.SourceRecord record, String error, long batchId, long ts) {
+            return table.prepareDeadLetter(record, error, batchId, ts);
+        }
+
+        @Override
+        public void writeAll(List<Write> writes, SinkListener listener) {
+            if (calls++ != batch) {
+                table.writeAll(writes, listener);
+                return;
+            }
+            table.writeAll(writes.subList(0, writes.size() / 2), new SinkListener() {
+                @Override
+                public void waitingForSink(Throwable cause, int pendingWrites) {
+                }
+
+                @Override
+                public void sinkAvailable() {
+                }
+
+                @Override
+                public void acknowledged(int count) {
+                }
+            });
+            listener.acknowledged(writes.size());
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static Map<String, Set<Long>> timestampsWithoutACrash(Path cleanDir, int records) {
+        Producer producer = new Producer();
+        producer.produce(records);
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 1);
+        try (Checkpoint checkpoint = Checkpoint.open(cleanDir, METADATA, NO_CRASH)) {
+            new MicroBatchEngine(JOB, checkpoint, producer.source, TRANSFORMER, table, ProtocolHooks.NONE,
+                    new ProgressTracker(JOB.jobId(), 0, 1), () -> false, new AtomicLong()::incrementAndGet).run();
+        }
+        return table.timestampsByRecord();
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.delete(file);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private MicroBatchEngine.Outcome run(DurableFiles files, InMemorySource source, RowSink sink, ProtocolHooks hooks) {
