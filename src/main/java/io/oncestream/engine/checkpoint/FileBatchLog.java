@@ -40,6 +40,7 @@ public final class FileBatchLog<T> implements BatchLog<T> {
                 files.syncDirectory(dir.getParent()); // the new log's name survives a power loss like its files
             }
             DurableFiles.removeTempFiles(dir);
+            files.syncDirectory(dir); // entries a crash left linked but unsynced are durable before planning reads them
         } catch (IOException e) {
             throw new CheckpointException(dir, "cannot prepare log directory: " + e.getMessage(), e);
         }

@@ -1,0 +1,403 @@
+/*
+ * Oncestream's exactly-once protocol (docs/protocol.md), as one worker runs it, checked
+ * exhaustively by Spin (model/check.sh).
+ *
+ * Modelled: two Kafka partitions of three records each, with keys that collide within a
+ * partition and across the two, one partition with equal record timestamps (its write
+ * timestamps come from the chain alone) and one with increasing ones; batches of one or two
+ * records per partition (the planner's choice stands for whatever Kafka's latest offset and
+ * the batch cap give); the write-ahead entry offsets/N and the commit entry commits/N as
+ * create-only files that become durable only when the directory is fsync'd; writes sent
+ * asynchronously and applied by Cassandra in any order, last write wins by timestamp (equal
+ * timestamps: the greater value); crashes (up to MAXCRASH) at every step: inside a file's
+ * creation, between writes, before and after the commit and the group commit. A crash is a
+ * power loss in its worst case: writes in flight land or are lost, each on its own, and a file
+ * whose name was not made durable by a directory fsync is there or gone.
+ *
+ * Abstracted away, and why that is sound: record values are their ids (a row is one value
+ * per key); filtering and mapping are functions of the record, so they change which rows
+ * exist, not when; the read itself is exact ranges of immutable records (Kafka's promise);
+ * purging old log entries only removes committed batches below the newest, which recovery
+ * never reads; the lock admits one worker per checkpoint, so one worker process is modelled.
+ *
+ * Properties (assertions, checked in every state where they apply):
+ *   table_exact        when every record is committed, each key holds the value and timestamp
+ *                      of applying every record once in offset order per partition (the
+ *                      expected table is computed at init, without crashes or batches);
+ *   timestamps_stable  every write of a record carries the timestamp the chain gives it
+ *                      without crashes (invariant I3);
+ *   replay_exact       a batch id is always run with the ranges and bases it was first planned
+ *                      with: recovery never skips an open batch nor plans it again (I4);
+ *   group_behind_table a consumer-group offset never passes the end of the newest commit
+ *                      that exists (I5), after every group commit and after every crash;
+ *   recoverable        recovery never finds logs that do not belong together.
+ *
+ * Mutations (each must yield a counterexample): MUTATION_COMMIT_BEFORE_ACK,
+ * MUTATION_NO_FSYNC_OFFSETS, MUTATION_FRESH_TIMESTAMPS_ON_REPLAY, MUTATION_SKIP_OPEN_BATCH,
+ * MUTATION_GROUP_BEFORE_COMMIT, and MUTATION_NO_FSYNC_AT_START: a worker that does not fsync the
+ * checkpoint's directories when it opens them (the engine did not, until this model showed a
+ * replay whose offsets entry a second power loss removes). The printf lines are the steps of a
+ * trail (spin -t).
+ */
+
+#define P 2            /* partitions */
+#define R 3            /* records per partition */
+#define KEYS 2
+#define B 6            /* batch ids 0..B-1: every batch reads at least one record */
+#define CAP 2          /* records per partition per batch, at most */
+#ifndef MAXCRASH
+#define MAXCRASH 3
+#endif
+
+#define ABSENT 0
+#define LINKED 1       /* the name exists; the directory was not fsync'd since */
+#define DURABLE 2
+
+/* Kafka: record r of partition p is rec[p*R + r] */
+byte rkey[P*R];
+byte rts[P*R];
+
+/* Cassandra: per key, value (record id + 1, 0 = no row) and write timestamp */
+byte tval[KEYS];
+byte tts[KEYS];
+
+/* the checkpoint volume */
+byte off_state[B];
+byte off_start[B*P];
+byte off_end[B*P];
+byte off_base[B*P];
+byte com_state[B];
+byte com_last[B*P];
+
+/* the consumer group */
+byte group[P];
+
+/* writes in flight: pending[i] = record id + 1, with its timestamp */
+byte pending[CAP*P];
+byte pend_ts[CAP*P];
+
+/* ghosts: what the checks compare with (not part of any real state) */
+byte exp_ts[P*R];
+byte exp_val[KEYS];
+byte exp_tts[KEYS];
+bool g_planned[B];
+byte g_start[B*P];
+byte g_end[B*P];
+byte g_base[B*P];
+
+byte crashes;
+
+inline land(rec, ts) {
+    /* last write wins; equal timestamps: the greater value */
+    if
+    :: ts > tts[rkey[rec]] || (ts == tts[rkey[rec]] && rec + 1 > tval[rkey[rec]]) ->
+        tval[rkey[rec]] = rec + 1; tts[rkey[rec]] = ts
+    :: else -> skip
+    fi
+}
+
+inline newest_commit_end(p, e) {
+    e = 0;
+    j = 0;
+    do
+    :: j < B -> if :: com_state[j] != ABSENT -> e = g_end[j*P + p] :: else -> skip fi; j++
+    :: else -> break
+    od
+}
+
+inline check_group() {
+    p = 0;
+    do
+    :: p < P -> newest_commit_end(p, e); assert(group[p] <= e); /* group_behind_table */ p++
+    :: else -> break
+    od
+}
+
+inline maybe_crash() {
+    if
+    :: crashes < MAXCRASH -> crashes++; goto crash
+    :: true -> skip
+    fi
+}
+
+proctype worker() {
+    byte b, p, i, j, e, o, c, ts, rec, n;
+    bool replay, any;
+    byte chain[P];
+
+start:
+    /*
+     * The worker opens the checkpoint: it removes temp files and fsyncs the directories, so a
+     * name that survived the crash is durable before recovery acts on it. Then recovery: the
+     * newest offsets entry O and the newest commit C, from the files that exist.
+     */
+    o = 255; c = 255; j = 0;
+    do
+    :: j < B ->
+#ifndef MUTATION_NO_FSYNC_AT_START
+               if :: off_state[j] == LINKED -> off_state[j] = DURABLE :: else -> skip fi;
+               if :: com_state[j] == LINKED -> com_state[j] = DURABLE :: else -> skip fi;
+#endif
+               if :: off_state[j] != ABSENT -> o = j :: else -> skip fi;
+               if :: com_state[j] != ABSENT -> c = j :: else -> skip fi; j++
+    :: else -> break
+    od;
+    if
+    :: o == 255 -> assert(c == 255); /* recoverable */ b = 0; replay = false
+    :: o != 255 && c == o -> b = o + 1; replay = false;
+        printf("STEP recover: batch %d is committed, next is batch %d\n", o, b)
+#ifdef MUTATION_SKIP_OPEN_BATCH
+    :: o != 255 && ((c == 255 && o == 0) || (c != 255 && c + 1 == o)) -> b = o + 1; replay = false;
+        printf("STEP recover: open batch %d skipped, next is batch %d (MUTATION)\n", o, b)
+#else
+    :: o != 255 && ((c == 255 && o == 0) || (c != 255 && c + 1 == o)) -> b = o; replay = true
+#endif
+    :: else -> assert(false) /* recoverable: the logs do not belong together */
+    fi;
+
+next_batch:
+    if
+    :: replay ->
+        printf("STEP recover: replay open batch %d with offsets/%d: [%d,%d) [%d,%d)\n", b, b,
+            off_start[b*P], off_end[b*P], off_start[b*P+1], off_end[b*P+1]);
+        p = 0;
+        do
+        :: p < P ->
+#ifdef MUTATION_FRESH_TIMESTAMPS_ON_REPLAY
+            chain[p] = 0; /* MUTATION: the replay computes timestamps afresh */
+#else
+            chain[p] = off_base[b*P + p];
+#endif
+            p++
+        :: else -> break
+        od
+    :: else ->
+        /* plan batch b from the ends and bases of batch b-1 (committed), or from 0 */
+        any = false; p = 0;
+        do
+        :: p < P ->
+            if
+            :: b == 0 -> off_start[p] = 0; chain[p] = 0
+            :: else -> off_start[b*P + p] = off_end[(b-1)*P + p]; chain[p] = com_last[(b-1)*P + p]
+            fi;
+            off_base[b*P + p] = chain[p];
+            n = off_start[b*P + p];
+            if
+            :: n < R -> off_end[b*P + p] = n + 1; any = true
+            :: n + 1 < R && CAP >= 2 -> off_end[b*P + p] = n + 2; any = true
+            :: n == R -> off_end[b*P + p] = n
+            fi;
+            p++
+        :: else -> break
+        od;
+        if
+        :: !any ->
+            /* nothing left: every record is committed */
+            printf("STEP done: batches 0..%d committed\n", b - 1);
+            i = 0;
+            do
+            :: i < KEYS -> assert(tval[i] == exp_val[i] && tts[i] == exp_tts[i]); /* table_exact */ i++
+            :: else -> break
+            od;
+            check_group();
+            goto end
+        :: else -> skip
+        fi;
+        printf("STEP plan batch %d: [%d,%d) [%d,%d)\n", b, off_start[b*P], off_end[b*P], off_start[b*P+1], off_end[b*P+1]);
+        /* offsets/b: temp file written and fsync'd (a crash leaves only the temp, removed at start) */
+        maybe_crash();
+        off_state[b] = LINKED;
+        printf("STEP offsets/%d linked\n", b);
+        maybe_crash();
+#ifndef MUTATION_NO_FSYNC_OFFSETS
+        off_state[b] = DURABLE;
+        printf("STEP offsets/%d durable (directory fsync)\n", b);
+#endif
+        maybe_crash()
+    fi;
+
+    /* replay_exact: batch b runs with the ranges and bases it was first planned with */
+    if
+    :: g_planned[b] ->
+        p = 0;
+        do
+        :: p < P -> assert(g_start[b*P+p] == off_start[b*P+p] && g_end[b*P+p] == off_end[b*P+p] && g_base[b*P+p] == off_base[b*P+p]); /* replay_exact */ p++
+        :: else -> break
+        od
+    :: else ->
+        g_planned[b] = true; p = 0;
+        do
+        :: p < P -> g_start[b*P+p] = off_start[b*P+p]; g_end[b*P+p] = off_end[b*P+p]; g_base[b*P+p] = off_base[b*P+p]; p++
+        :: else -> break
+        od
+    fi;
+
+    /* read the ranges and send one write per record, with its chain timestamp */
+    n = 0; p = 0;
+    do
+    :: p < P ->
+        rec = p*R + off_start[b*P + p];
+        do
+        :: rec < p*R + off_end[b*P + p] ->
+            if
+            :: chain[p] + 1 > rts[rec] -> ts = chain[p] + 1
+            :: else -> ts = rts[rec]
+            fi;
+            chain[p] = ts;
+            assert(ts == exp_ts[rec]); /* timestamps_stable */
+            pending[n] = rec + 1; pend_ts[n] = ts; n++;
+            rec++
+        :: else -> break
+        od;
+        p++
+    :: else -> break
+    od;
+    printf("STEP batch %d read: %d writes sent\n", b, n);
+
+#ifdef MUTATION_COMMIT_BEFORE_ACK
+    printf("STEP batch %d: commit log before the acknowledgements (MUTATION)\n", b);
+    goto commit;
+acked:
+#endif
+    /* Cassandra acknowledges the writes one by one, in any order */
+    do
+    :: true ->
+        any = false; i = 0;
+        do
+        :: i < CAP*P -> if :: pending[i] != 0 -> any = true :: else -> skip fi; i++
+        :: else -> break
+        od;
+        if
+        :: !any -> break
+        :: else -> skip
+        fi;
+        i = 0;
+        do
+        :: i < CAP*P && pending[i] != 0 -> break
+        :: i < CAP*P && pending[i] != 0 -> i++
+        :: i < CAP*P && pending[i] == 0 -> i++
+        :: i == CAP*P -> i = 0
+        od;
+        land(pending[i] - 1, pend_ts[i]);
+        printf("STEP write of record %d (ts %d) acknowledged\n", pending[i] - 1, pend_ts[i]);
+        pending[i] = 0;
+        maybe_crash()
+    od;
+#ifdef MUTATION_COMMIT_BEFORE_ACK
+    goto committed;
+#endif
+#ifdef MUTATION_GROUP_BEFORE_COMMIT
+    p = 0;
+    do
+    :: p < P -> group[p] = off_end[b*P + p]; p++
+    :: else -> break
+    od;
+    printf("STEP group offsets of batch %d committed, before its commit log\n", b);
+    check_group();
+#endif
+
+commit:
+    /* commits/b: temp written and fsync'd, linked, directory fsync'd */
+    maybe_crash();
+    p = 0;
+    do
+    :: p < P -> com_last[b*P + p] = chain[p]; p++
+    :: else -> break
+    od;
+    com_state[b] = LINKED;
+    printf("STEP commits/%d linked\n", b);
+    maybe_crash();
+    com_state[b] = DURABLE;
+    printf("STEP commits/%d durable (directory fsync)\n", b);
+#ifdef MUTATION_COMMIT_BEFORE_ACK
+    goto acked;
+committed:
+#endif
+    maybe_crash();
+
+#ifndef MUTATION_GROUP_BEFORE_COMMIT
+    p = 0;
+    do
+    :: p < P -> group[p] = off_end[b*P + p]; p++
+    :: else -> break
+    od;
+    printf("STEP group offsets of batch %d committed\n", b);
+    check_group();
+#endif
+    maybe_crash();
+    b++;
+    replay = false;
+    goto next_batch;
+
+crash:
+    printf("STEP crash %d (power loss)\n", crashes);
+    /* writes in flight: each lands or is lost */
+    i = 0;
+    do
+    :: i < CAP*P ->
+        if
+        :: pending[i] != 0 -> land(pending[i] - 1, pend_ts[i]); printf("STEP   in-flight write of record %d landed\n", pending[i] - 1)
+        :: pending[i] != 0 -> printf("STEP   in-flight write of record %d lost\n", pending[i] - 1)
+        :: else -> skip
+        fi;
+        pending[i] = 0; i++
+    :: else -> break
+    od;
+    /* names not made durable by a directory fsync: there or gone */
+    j = 0;
+    do
+    :: j < B ->
+        if
+        :: off_state[j] == LINKED -> off_state[j] = ABSENT; printf("STEP   offsets/%d lost\n", j)
+        :: off_state[j] == LINKED -> skip
+        :: else -> skip
+        fi;
+        if
+        :: com_state[j] == LINKED -> com_state[j] = ABSENT; printf("STEP   commits/%d lost\n", j)
+        :: com_state[j] == LINKED -> skip
+        :: else -> skip
+        fi;
+        j++
+    :: else -> break
+    od;
+    check_group();
+    goto start;
+
+end:
+    skip
+}
+
+init {
+    byte p, r, rec, prev, k;
+    /* partition 0: equal record timestamps; partition 1: increasing; keys collide within and across */
+    rkey[0] = 0; rkey[1] = 1; rkey[2] = 0;
+    rkey[3] = 1; rkey[4] = 0; rkey[5] = 1;
+    rts[0] = 1; rts[1] = 1; rts[2] = 1;
+    rts[3] = 2; rts[4] = 3; rts[5] = 4;
+    /* the expected table: each record once, in offset order per partition, last write wins */
+    p = 0;
+    do
+    :: p < P ->
+        prev = 0; r = 0;
+        do
+        :: r < R ->
+            rec = p*R + r;
+            if
+            :: prev + 1 > rts[rec] -> exp_ts[rec] = prev + 1
+            :: else -> exp_ts[rec] = rts[rec]
+            fi;
+            prev = exp_ts[rec];
+            k = rkey[rec];
+            if
+            :: exp_ts[rec] > exp_tts[k] || (exp_ts[rec] == exp_tts[k] && rec + 1 > exp_val[k]) ->
+                exp_val[k] = rec + 1; exp_tts[k] = exp_ts[rec]
+            :: else -> skip
+            fi;
+            r++
+        :: else -> break
+        od;
+        p++
+    :: else -> break
+    od;
+    run worker()
+}
