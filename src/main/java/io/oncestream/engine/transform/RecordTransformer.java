@@ -3,6 +3,7 @@ package io.oncestream.engine.transform;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonParseException;
@@ -15,9 +16,13 @@ import dev.cel.common.types.SimpleType;
 import dev.cel.common.values.NullValue;
 import dev.cel.compiler.CelCompiler;
 import dev.cel.compiler.CelCompilerFactory;
+import dev.cel.compiler.CelCompilerLibrary;
+import dev.cel.extensions.CelExtensions;
+import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
+import dev.cel.runtime.CelRuntimeLibrary;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.RecordFormat;
@@ -32,6 +37,9 @@ import io.oncestream.engine.config.RecordFormat;
  * <li>{@code topic} (string), {@code partition}, {@code offset}, {@code timestamp} (int, ms since the epoch)</li>
  * </ul>
  * Numbers compare across int and double ({@code value.amount > 100} works for 150.5 too).
+ * The language is CEL with its standard macros ({@code has}, {@code all}, {@code exists},
+ * {@code exists_one}, {@code map}, {@code filter}) and the string, math, list, set and regex
+ * extensions, here for the worker and the operator's spec check alike.
  * Evaluation is deterministic: the same record always gives the same row.
  */
 public final class RecordTransformer {
@@ -39,6 +47,9 @@ public final class RecordTransformer {
     private static final CelOptions OPTIONS = CelOptions.current()
             .enableHeterogeneousNumericComparisons(true)
             .build();
+    /** The extension libraries, each both a compiler and a runtime library. */
+    private static final List<Object> EXTENSIONS = List.of(CelExtensions.strings(), CelExtensions.math(OPTIONS),
+            CelExtensions.lists(), CelExtensions.sets(OPTIONS), CelExtensions.regex());
     private static final java.util.regex.Pattern FIELD_PATH =
             java.util.regex.Pattern.compile("value(\\.[A-Za-z_][A-Za-z0-9_]*)+");
 
@@ -57,7 +68,9 @@ public final class RecordTransformer {
 
     /** Compiles the filter and columns of {@code config}; an error names the field, e.g. {@code sink.columns.amount}. */
     public static RecordTransformer compile(JobConfig config) {
-        CelRuntime runtime = CelRuntimeFactory.standardCelRuntimeBuilder().setOptions(OPTIONS).build();
+        CelRuntime runtime = CelRuntimeFactory.standardCelRuntimeBuilder().setOptions(OPTIONS)
+                .addLibraries(EXTENSIONS.stream().map(CelRuntimeLibrary.class::cast).toList())
+                .build();
         CelRuntime.Program filter = null;
         if (config.filter() != null && !config.filter().isBlank()) {
             filter = program(runtime, compiler(SimpleType.BOOL), config.filter(), "filter");
@@ -80,6 +93,8 @@ public final class RecordTransformer {
     private static CelCompiler compiler(CelType resultType) {
         return CelCompilerFactory.standardCelCompilerBuilder()
                 .setOptions(OPTIONS)
+                .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+                .addLibraries(EXTENSIONS.stream().map(CelCompilerLibrary.class::cast).toList())
                 .addVar("value", SimpleType.DYN)
                 .addVar("key", SimpleType.DYN)
                 .addVar("headers", MapType.create(SimpleType.STRING, SimpleType.STRING))
