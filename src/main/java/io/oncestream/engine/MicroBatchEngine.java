@@ -75,6 +75,15 @@ public final class MicroBatchEngine {
         this.progress = progress;
         this.stopRequested = stopRequested;
         this.clockMs = clockMs;
+        reportRecovered(checkpoint, progress);
+    }
+
+    /**
+     * What the checkpoint says was committed (the last batch id and its ends), reported before
+     * anything connects to Kafka or Cassandra, so that a worker that cannot connect still shows
+     * where its job stands.
+     */
+    public static void reportRecovered(Checkpoint checkpoint, ProgressTracker progress) {
         checkpoint.commits().latest().ifPresent(c -> checkpoint.offsets().get(c.batchId())
                 .ifPresent(o -> progress.recovered(c.batchId(), o.partitions())));
     }

@@ -3,13 +3,17 @@ package io.oncestream.worker;
 import java.nio.file.Path;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 
+import io.oncestream.engine.EngineState;
 import io.oncestream.engine.MicroBatchEngine;
 import io.oncestream.engine.ProgressTracker;
 import io.oncestream.engine.ProtocolHooks;
 import io.oncestream.engine.RowSink;
+import io.oncestream.engine.cassandra.CassandraSessions;
 import io.oncestream.engine.cassandra.CassandraSink;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
@@ -22,10 +26,12 @@ import io.oncestream.engine.transform.RecordTransformer;
 /**
  * One worker's engine put together from its configuration: the checkpoint of its index, a Kafka
  * source over the partitions it owns, the Cassandra sink and the compiled expressions. The
- * worker process runs this assembly, and so does the benchmark, so that it measures what runs.
- * Closing it closes what it opened (not the Cassandra session, which belongs to the caller).
+ * worker process runs this assembly ({@link #connect}), and so does the benchmark, so that it
+ * measures what runs. Closing it closes what it opened.
  */
 public final class EngineAssembly implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(EngineAssembly.class.getName());
 
     /**
      * What may differ from production: file durability (only the benchmark turns fsync off to
@@ -52,30 +58,72 @@ public final class EngineAssembly implements AutoCloseable {
     }
 
     private final Checkpoint checkpoint;
+    private final CqlSession ownSession;
     private final KafkaRecordSource source;
     private final CassandraSink sink;
     private final MicroBatchEngine engine;
 
+    /** The engine on {@code session}, which stays the caller's (the benchmark shares one). */
     public EngineAssembly(JobConfig config, int workerIndex, Path checkpointDir, CqlSession session, ProgressTracker progress,
             BooleanSupplier stopRequested, Options options) {
-        RecordTransformer transformer = RecordTransformer.compile(config);
-        PartitionAssignment assignment = new PartitionAssignment(config.source().topics(), config.parallelism(), workerIndex);
-        CheckpointMetadata metadata = new CheckpointMetadata(CheckpointMetadata.FORMAT, config.jobId(),
-                config.source().topics(), config.parallelism(), workerIndex);
-        Checkpoint openedCheckpoint = Checkpoint.open(checkpointDir, metadata, options.files());
+        this(config, workerIndex, Checkpoint.open(checkpointDir, metadata(config, workerIndex), options.files()), session, false,
+                progress, stopRequested, options);
+    }
+
+    private EngineAssembly(JobConfig config, int workerIndex, Checkpoint checkpoint, CqlSession session, boolean ownsSession,
+            ProgressTracker progress, BooleanSupplier stopRequested, Options options) {
         KafkaRecordSource openedSource = null;
+        RecordTransformer transformer;
         try {
+            transformer = RecordTransformer.compile(config);
+            PartitionAssignment assignment = new PartitionAssignment(config.source().topics(), config.parallelism(), workerIndex);
             openedSource = new KafkaRecordSource(config.source(), assignment, stopRequested);
             this.sink = CassandraSink.open(session, config, stopRequested);
         } catch (RuntimeException e) {
             closeQuietly(openedSource, e);
-            closeQuietly(openedCheckpoint, e);
+            closeQuietly(ownsSession ? session : null, e);
+            closeQuietly(checkpoint, e);
             throw e;
         }
-        this.checkpoint = openedCheckpoint;
+        this.checkpoint = checkpoint;
+        this.ownSession = ownsSession ? session : null;
         this.source = openedSource;
         this.engine = new MicroBatchEngine(config, checkpoint, source, transformer, options.sinkWrapper().apply(sink),
                 options.hooks(), progress, stopRequested, System::currentTimeMillis);
+    }
+
+    /**
+     * How a worker starts: it opens its checkpoint and reports what was committed before it
+     * connects to anything, then connects to Cassandra, reporting {@code WAITING_FOR_SINK} with
+     * the error for as long as no node answers. The session is the assembly's.
+     *
+     * @throws io.oncestream.engine.StopRequestedException if asked to stop before Cassandra answered
+     */
+    public static EngineAssembly connect(JobConfig config, int workerIndex, Path checkpointDir, String cassandraUsername,
+            String cassandraPassword, ProgressTracker progress, BooleanSupplier stopRequested, Options options) {
+        Checkpoint checkpoint = Checkpoint.open(checkpointDir, metadata(config, workerIndex), options.files());
+        CqlSession session;
+        try {
+            MicroBatchEngine.reportRecovered(checkpoint, progress);
+            session = CassandraSessions.connect(config.sink(), cassandraUsername, cassandraPassword, stopRequested, e -> {
+                progress.sinkAvailable(false);
+                progress.state(EngineState.WAITING_FOR_SINK);
+                progress.error("Cassandra: " + e.getMessage());
+                LOG.log(Level.WARNING, "Cassandra does not answer yet, retrying: " + e.getMessage());
+            });
+            progress.sinkAvailable(true);
+            progress.error(null);
+            progress.state(EngineState.STARTING);
+        } catch (RuntimeException e) {
+            closeQuietly(checkpoint, e);
+            throw e;
+        }
+        return new EngineAssembly(config, workerIndex, checkpoint, session, true, progress, stopRequested, options);
+    }
+
+    private static CheckpointMetadata metadata(JobConfig config, int workerIndex) {
+        return new CheckpointMetadata(CheckpointMetadata.FORMAT, config.jobId(), config.source().topics(), config.parallelism(),
+                workerIndex);
     }
 
     /** Runs batches until the job completes, is stopped, or fails (then throws). */
@@ -86,7 +134,10 @@ public final class EngineAssembly implements AutoCloseable {
     @Override
     public void close() {
         RuntimeException first = null;
-        for (AutoCloseable resource : new AutoCloseable[] {sink, source, checkpoint}) {
+        for (AutoCloseable resource : new AutoCloseable[] {sink, source, ownSession, checkpoint}) {
+            if (resource == null) {
+                continue;
+            }
             try {
                 resource.close();
             } catch (Exception e) {

@@ -6,12 +6,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import com.datastax.oss.driver.api.core.CqlSession;
-
 import io.oncestream.engine.EngineState;
 import io.oncestream.engine.MicroBatchEngine;
 import io.oncestream.engine.ProgressTracker;
-import io.oncestream.engine.cassandra.CassandraSessions;
+import io.oncestream.engine.StopRequestedException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
 
@@ -104,10 +102,15 @@ public final class WorkerMain {
             AtomicBoolean stop) {
         EngineAssembly.Options production = EngineAssembly.Options.production()
                 .withHooks(TestPauseHooks.fromEnvironment(System.getenv(TestPauseHooks.ENV)));
-        try (CqlSession session = CassandraSessions.open(config.sink(), System.getenv("CASSANDRA_USERNAME"),
-                     System.getenv("CASSANDRA_PASSWORD"));
-             EngineAssembly engine = new EngineAssembly(config, options.workerIndex(), options.checkpoint(), session, progress,
-                     stop::get, production)) {
+        EngineAssembly engine;
+        try {
+            engine = EngineAssembly.connect(config, options.workerIndex(), options.checkpoint(), System.getenv("CASSANDRA_USERNAME"),
+                    System.getenv("CASSANDRA_PASSWORD"), progress, stop::get, production);
+        } catch (StopRequestedException e) {
+            progress.state(EngineState.STOPPED);
+            return MicroBatchEngine.Outcome.STOPPED;
+        }
+        try (engine) {
             return engine.run();
         }
     }

@@ -85,6 +85,55 @@ class EngineOutageIT {
         assertThat(job.rows()).isEqualTo(job.orders.expectedRows());
     }
 
+    /**
+     * A worker started while Cassandra is down says so: {@code WAITING_FOR_SINK}, not available,
+     * the driver's error, and where its checkpoint stands (the last committed batch and its
+     * offsets, read before connecting); it starts by itself when Cassandra is back.
+     */
+    @Test
+    void aWorkerStartedWhileCassandraIsDownTellsTheTruth(KafkaBroker kafka, CassandraNode cassandra, @TempDir Path dir)
+            throws Exception {
+        EngineFixture job = new EngineFixture(kafka, cassandra, dir, "start-sink-down", 3, 13, json -> json);
+        job.orders.produce(kafka, job.topic, 600, 0);
+        JsonNode before;
+        try (WorkerProcess first = job.startWorker(Map.of())) {
+            awaitCaughtUp(first, 600);
+            before = first.progress();
+            assertThat(first.terminate(Duration.ofSeconds(30))).isEqualTo(143);
+        }
+        job.orders.produce(kafka, job.topic, 400, 0);
+        cassandra.stop();
+        try (WorkerProcess worker = job.startWorker(Map.of())) {
+            try {
+                assertWaitingForCassandra(worker, job, before);
+            } finally {
+                cassandra.start();
+            }
+            awaitCaughtUp(worker, 1000);
+            assertThat(worker.progress().path("sinkAvailable").asBoolean()).isTrue();
+        }
+        assertThat(job.rows()).isEqualTo(job.orders.expectedRows());
+    }
+
+    private static void assertWaitingForCassandra(WorkerProcess worker, EngineFixture job, JsonNode before) {
+        Awaits.until(Duration.ofMinutes(1), "WAITING_FOR_SINK in /progress of a worker started without Cassandra", () -> {
+            JsonNode p = worker.progress();
+            return p != null && p.path("state").asText().equals("WAITING_FOR_SINK");
+        });
+        JsonNode waiting = worker.progress();
+        System.out.println("[engine] started without Cassandra: state " + waiting.path("state").asText() + ", batchId "
+                + waiting.path("batchId") + ", lastError " + waiting.path("lastError").asText());
+        assertThat(waiting.path("sinkAvailable").asBoolean()).isFalse();
+        assertThat(waiting.path("lastError").asText()).startsWith("Cassandra: ");
+        assertThat(waiting.path("batchId").asLong()).as("the committed batch, from the checkpoint")
+                .isEqualTo(before.path("batchId").asLong()).isGreaterThanOrEqualTo(0);
+        for (String partition : List.of(job.topic + "-0", job.topic + "-1", job.topic + "-2")) {
+            assertThat(waiting.at("/partitions/" + partition + "/committed").asLong()).as(partition)
+                    .isEqualTo(before.at("/partitions/" + partition + "/committed").asLong());
+        }
+        assertThat(job.batchIds("commits")).as("nothing committed meanwhile").last().isEqualTo(before.path("batchId").asLong());
+    }
+
     /** Waits until the worker has committed {@code records} records in total (all partitions at their end). */
     static void awaitCaughtUp(WorkerProcess worker, long records) {
         Awaits.until(Duration.ofMinutes(3), "the worker to commit " + records + " records", () -> {

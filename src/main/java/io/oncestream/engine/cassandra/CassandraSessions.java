@@ -2,12 +2,18 @@ package io.oncestream.engine.cassandra;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
+import com.datastax.oss.driver.api.core.AllNodesFailedException;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.CqlSessionBuilder;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.auth.AuthenticationException;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 
+import io.oncestream.engine.StopRequestedException;
 import io.oncestream.engine.config.JobConfig;
 
 /** Opens the CQL session of a job's sink with the settings the engine relies on. */
@@ -18,11 +24,52 @@ public final class CassandraSessions {
 
     /**
      * A session to the sink's cluster. Reconnection is quick (1 s, at most 5 s apart) so a
-     * worker resumes soon after Cassandra comes back; start-up keeps trying until it connects.
+     * worker resumes soon after Cassandra comes back; start-up keeps trying until it connects,
+     * silently: workers use {@link #connect}.
      *
      * @param username null for no authentication
      */
     public static CqlSession open(JobConfig.CassandraSink sink, String username, String password) {
+        return builder(sink, username, password, true).build();
+    }
+
+    /**
+     * A session to the sink's cluster, trying again (1 s, then at most 5 s apart) while no node
+     * answers and telling {@code waiting} each failure, so that a worker reports why it is not
+     * running instead of starting silently. Refused credentials are not waited out: they throw.
+     *
+     * @throws StopRequestedException when {@code stopRequested} becomes true before it connects
+     */
+    public static CqlSession connect(JobConfig.CassandraSink sink, String username, String password,
+            BooleanSupplier stopRequested, Consumer<RuntimeException> waiting) {
+        long backoff = 1000;
+        while (true) {
+            if (stopRequested.getAsBoolean()) {
+                throw new StopRequestedException();
+            }
+            try {
+                return builder(sink, username, password, false).build();
+            } catch (AllNodesFailedException e) {
+                if (e.getAllErrors().values().stream().flatMap(List::stream).anyMatch(AuthenticationException.class::isInstance)) {
+                    throw e;
+                }
+                waiting.accept(e);
+            }
+            long until = System.currentTimeMillis() + backoff;
+            while (System.currentTimeMillis() < until && !stopRequested.getAsBoolean()) {
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new StopRequestedException();
+                }
+            }
+            backoff = Math.min(backoff * 2, 5000);
+        }
+    }
+
+    private static CqlSessionBuilder builder(JobConfig.CassandraSink sink, String username, String password,
+            boolean reconnectOnInit) {
         DriverConfigLoader config = DriverConfigLoader.programmaticBuilder()
                 .withString(DefaultDriverOption.REQUEST_CONSISTENCY, sink.consistency())
                 .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(10))
@@ -30,7 +77,7 @@ public final class CassandraSessions {
                 .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, Duration.ofSeconds(20))
                 .withDuration(DefaultDriverOption.RECONNECTION_BASE_DELAY, Duration.ofSeconds(1))
                 .withDuration(DefaultDriverOption.RECONNECTION_MAX_DELAY, Duration.ofSeconds(5))
-                .withBoolean(DefaultDriverOption.RECONNECT_ON_INIT, true)
+                .withBoolean(DefaultDriverOption.RECONNECT_ON_INIT, reconnectOnInit)
                 .withInt(DefaultDriverOption.CONNECTION_MAX_REQUESTS, 2048)
                 .build();
         CqlSessionBuilder builder = CqlSession.builder()
@@ -44,6 +91,6 @@ public final class CassandraSessions {
         if (username != null) {
             builder.withAuthCredentials(username, password);
         }
-        return builder.build();
+        return builder;
     }
 }
