@@ -17,6 +17,7 @@ import io.oncestream.engine.config.DeadLetterMode;
 import io.oncestream.engine.config.JobDefaults;
 import io.oncestream.engine.config.RecordFormat;
 import io.oncestream.engine.config.StartingOffsets;
+import io.oncestream.engine.config.TombstoneMode;
 
 /** What a StreamJob runs. Every field is described for {@code kubectl explain streamjob.spec}. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -33,6 +34,13 @@ public class StreamJobSpec {
     @JsonPropertyDescription("CEL expression over key, value, headers, topic, partition, offset and timestamp; a record is "
             + "kept when it is true. Empty keeps every record. Example: value.status == 'PAID' && value.amount > 100.0")
     public String filter;
+
+    @Default(JobDefaults.TOMBSTONES)
+    @JsonPropertyDescription("Records with a null value (Kafka tombstones, as on compacted topics), which skip the filter: "
+            + "ignore (nothing is written; counted as filtered out), delete (the row whose primary key the columns map from "
+            + "the record's key is deleted, with the record's write timestamp, so a replay stays invisible and a later "
+            + "upsert wins) or deadLetter (a bad record, as deadLetter.mode says).")
+    public TombstoneMode tombstones;
 
     @Required
     @JsonPropertyDescription("Where rows go.")

@@ -204,26 +204,65 @@ public final class MicroBatchEngine {
         source.read(offsets.partitions(), record -> {
             long ts = WriteTimestamps.next(chain.get(record.partitionKey()), record.timestampMs());
             chain.put(record.partitionKey(), ts);
-            TransformResult result = transformer.apply(record);
-            if (result instanceof TransformResult.Row row) {
-                try {
-                    writes.add(sink.prepare(record, row.columns(), ts));
-                } catch (BadRowException e) {
-                    writes.add(badRecord(batchId, record, e.getMessage(), ts));
-                    counts[2]++;
-                }
-            } else if (result instanceof TransformResult.Bad bad) {
-                writes.add(badRecord(batchId, record, bad.reason(), ts));
-                counts[2]++;
+            if (record.value() == null) {
+                tombstone(batchId, record, ts, writes, counts);
             } else {
-                counts[1]++;
+                transform(batchId, record, ts, writes, counts);
             }
             if (++counts[0] == half) {
                 hooks.reached(ProtocolStep.MID_READ, batchId);
             }
         });
         long readDone = clockMs.getAsLong();
+        write(batchId, offsets, replay, started, walDone, readDone, writes, counts, chain);
+    }
 
+    private void transform(long batchId, SourceRecord record, long ts, List<RowSink.Write> writes, long[] counts) {
+        TransformResult result = transformer.apply(record);
+        if (result instanceof TransformResult.Row row) {
+            try {
+                writes.add(sink.prepare(record, row.columns(), ts));
+            } catch (BadRowException e) {
+                writes.add(badRecord(batchId, record, e.getMessage(), ts));
+                counts[2]++;
+            }
+        } else if (result instanceof TransformResult.Bad bad) {
+            writes.add(badRecord(batchId, record, bad.reason(), ts));
+            counts[2]++;
+        } else {
+            counts[1]++;
+        }
+    }
+
+    /**
+     * A record with a null value, as {@code tombstones} says: counted as filtered out, a delete
+     * of the row its key columns map to (with the record's write timestamp), or a bad record.
+     */
+    private void tombstone(long batchId, SourceRecord record, long ts, List<RowSink.Write> writes, long[] counts) {
+        switch (config.tombstones()) {
+            case IGNORE -> counts[1]++;
+            case DEAD_LETTER -> {
+                writes.add(badRecord(batchId, record, "a tombstone (null value), and the job says tombstones: deadLetter", ts));
+                counts[2]++;
+            }
+            case DELETE -> {
+                TransformResult key = transformer.keyOf(record, sink.primaryKeyColumns());
+                try {
+                    if (key instanceof TransformResult.Row row) {
+                        writes.add(sink.prepareDelete(record, row.columns(), ts));
+                        return;
+                    }
+                    writes.add(badRecord(batchId, record, ((TransformResult.Bad) key).reason(), ts));
+                } catch (BadRowException e) {
+                    writes.add(badRecord(batchId, record, "tombstone: " + e.getMessage(), ts));
+                }
+                counts[2]++;
+            }
+        }
+    }
+
+    private void write(long batchId, BatchOffsets offsets, boolean replay, long started, long walDone, long readDone,
+            List<RowSink.Write> writes, long[] counts, Map<String, Long> chain) {
         progress.state(EngineState.WRITING);
         AtomicLong acknowledged = new AtomicLong();
         long halfWrites = Math.max(1, writes.size() / 2);

@@ -19,6 +19,17 @@ public interface RowSink extends AutoCloseable {
      */
     Write prepare(SourceRecord origin, Map<String, Object> columns, long timestampMicros) throws BadRowException;
 
+    /** The names of the table's primary-key columns, which a delete needs. */
+    List<String> primaryKeyColumns();
+
+    /**
+     * A delete of the row with primary key {@code key} (one value per primary-key column) at the
+     * given timestamp: what a tombstone does with {@code tombstones: delete}.
+     *
+     * @throws BadRowException if a key value is null or of the wrong type
+     */
+    Write prepareDelete(SourceRecord origin, Map<String, Object> key, long timestampMicros) throws BadRowException;
+
     /** A dead-letter write for a record that could not be decoded, mapped or bound. */
     Write prepareDeadLetter(SourceRecord record, String error, long batchId, long timestampMicros);
 

@@ -51,6 +51,7 @@ public final class WorkerJobConfigs {
                         kafka.properties == null ? Map.of() : new LinkedHashMap<>(kafka.properties)),
                 spec.format,
                 spec.filter,
+                spec.tombstones,
                 new JobConfig.CassandraSink(List.copyOf(cassandra.contactPoints), cassandra.localDatacenter,
                         cassandra.keyspace, cassandra.table,
                         cassandra.consistency == null ? null : cassandra.consistency.name(),
@@ -108,6 +109,7 @@ public final class WorkerJobConfigs {
                 new String[] {"trigger.", "spec.trigger."},
                 new String[] {"checkpoint.", "spec.checkpoint."},
                 new String[] {"filter", "spec.filter"},
+                new String[] {"tombstones", "spec.tombstones"},
                 new String[] {"parallelism", "spec.parallelism"},
                 new String[] {"format", "spec.format"}));
         for (String[] pair : map) {

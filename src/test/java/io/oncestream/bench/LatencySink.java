@@ -29,6 +29,16 @@ final class LatencySink implements RowSink {
     }
 
     @Override
+    public List<String> primaryKeyColumns() {
+        return delegate.primaryKeyColumns();
+    }
+
+    @Override
+    public Write prepareDelete(SourceRecord origin, Map<String, Object> key, long timestampMicros) throws BadRowException {
+        return new Timed(delegate.prepareDelete(origin, key, timestampMicros), origin.timestampMs());
+    }
+
+    @Override
     public Write prepareDeadLetter(SourceRecord record, String error, long batchId, long timestampMicros) {
         return delegate.prepareDeadLetter(record, error, batchId, timestampMicros);
     }

@@ -356,6 +356,17 @@ class EngineCrashTest {
         }
 
         @Override
+        public List<String> primaryKeyColumns() {
+            return table.primaryKeyColumns();
+        }
+
+        @Override
+        public Write prepareDelete(io.oncestream.engine.transform.SourceRecord origin, Map<String, Object> key, long ts)
+                throws BadRowException {
+            return table.prepareDelete(origin, key, ts);
+        }
+
+        @Override
         public void writeAll(List<Write> writes, SinkListener listener) {
             if (calls++ != batch) {
                 table.writeAll(writes, listener);

@@ -55,6 +55,21 @@ final class LastWriteWinsSink implements RowSink {
     }
 
     @Override
+    public List<String> primaryKeyColumns() {
+        return List.of(keyColumn);
+    }
+
+    /** A delete: a cell without columns, which wins over live data of the same timestamp, as in Cassandra. */
+    @Override
+    public Write prepareDelete(SourceRecord origin, Map<String, Object> key, long timestampMicros) throws BadRowException {
+        Object k = key.get(keyColumn);
+        if (k == null) {
+            throw new BadRowException("primary key column " + keyColumn + " is null");
+        }
+        return new Upsert(false, k.toString(), null, timestampMicros, where(origin));
+    }
+
+    @Override
     public Write prepareDeadLetter(SourceRecord record, String error, long batchId, long timestampMicros) {
         return new Upsert(true, where(record), Map.of("error", error), timestampMicros, where(record));
     }
@@ -80,9 +95,10 @@ final class LastWriteWinsSink implements RowSink {
         timestampsByRecord.computeIfAbsent(u.origin(), o -> new TreeSet<>()).add(u.timestamp());
         Map<String, Cell> table = u.deadLetter() ? deadLetters : rows;
         Cell now = table.get(u.key());
-        if (now == null || u.timestamp() > now.timestamp()) {
+        if (now == null || u.timestamp() > now.timestamp()
+                || u.timestamp() == now.timestamp() && u.columns() == null && now.columns() != null) {
             table.put(u.key(), new Cell(u.columns(), u.timestamp()));
-        } else if (u.timestamp() == now.timestamp() && !u.columns().equals(now.columns())) {
+        } else if (u.timestamp() == now.timestamp() && !java.util.Objects.equals(u.columns(), now.columns()) && now.columns() != null) {
             ties.add(u.key() + " at " + u.timestamp() + ": " + now.columns() + " and " + u.columns());
         }
     }
@@ -90,7 +106,11 @@ final class LastWriteWinsSink implements RowSink {
     /** The table: columns by primary key. */
     Map<String, Map<String, Object>> rows() {
         Map<String, Map<String, Object>> out = new TreeMap<>();
-        rows.forEach((k, c) -> out.put(k, c.columns()));
+        rows.forEach((k, c) -> {
+            if (c.columns() != null) {
+                out.put(k, c.columns());
+            }
+        });
         return out;
     }
 

@@ -92,6 +92,28 @@ public final class OrderStream {
         return batch;
     }
 
+    /**
+     * Tombstones (null values) for {@code ids}, keyed like the orders, so each lands in its id's
+     * partition after the orders before it. {@link #expectedRows()} applies them as a job with
+     * {@code tombstones: delete} does: the row goes, until a later order of the id.
+     */
+    public List<Produced> produceTombstones(KafkaBroker kafka, String topic, List<String> ids) {
+        List<Produced> batch = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producerProperties(Map.of("linger.ms", 5)))) {
+            for (String id : ids) {
+                RecordMetadata m = producer.send(new ProducerRecord<>(topic, id, null)).get();
+                batch.add(new Produced(id, "TOMBSTONE", 0, null, seq++, null, false, m.partition(), m.offset()));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("producing tombstones to " + topic + " failed", e.getCause());
+        }
+        produced.addAll(batch);
+        return batch;
+    }
+
     private static String amountJson(double amount) {
         return amount == Math.rint(amount) ? String.valueOf((long) amount) : String.valueOf(amount);
     }
@@ -112,7 +134,9 @@ public final class OrderStream {
                 : Long.compare(a.offset(), b.offset()));
         Map<String, String> rows = new TreeMap<>();
         for (Produced p : inOffsetOrder) {
-            if (!p.bad() && p.status().equals("PAID") && p.amount() > 100) {
+            if (p.json() == null) {
+                rows.remove(p.id());
+            } else if (!p.bad() && p.status().equals("PAID") && p.amount() > 100) {
                 rows.put(p.id(), describe(p.amount(), p.customer(), p.seq()));
             }
         }

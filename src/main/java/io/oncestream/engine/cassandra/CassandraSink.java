@@ -55,14 +55,16 @@ public final class CassandraSink implements RowSink {
     private final boolean[] primaryKey;
     private final TypeCodec<Object>[] codecs;
     private final PreparedStatement insert;
+    private final PreparedStatement delete;
+    private final List<ColumnMetadata> primaryKeyColumns;
     private final PreparedStatement deadLetterInsert;
     private final int maxInFlight;
     private final int maxBatchRows;
     private final BooleanSupplier stopRequested;
 
     private CassandraSink(CqlSession session, String tableName, List<ColumnMetadata> columns, List<String> partitionKey,
-            List<ColumnMetadata> primaryKeyColumns, PreparedStatement insert, PreparedStatement deadLetterInsert, JobConfig.CassandraSink config,
-            BooleanSupplier stopRequested) {
+            List<ColumnMetadata> primaryKeyColumns, PreparedStatement insert, PreparedStatement delete,
+            PreparedStatement deadLetterInsert, JobConfig.CassandraSink config, BooleanSupplier stopRequested) {
         this.session = session;
         this.tableName = tableName;
         this.columns = columns;
@@ -73,6 +75,8 @@ public final class CassandraSink implements RowSink {
             primaryKey[i] = primaryKeyColumns.contains(columns.get(i));
         }
         this.insert = insert;
+        this.delete = delete;
+        this.primaryKeyColumns = List.copyOf(primaryKeyColumns);
         this.deadLetterInsert = deadLetterInsert;
         this.maxInFlight = config.maxInFlight();
         this.maxBatchRows = config.maxBatchRows();
@@ -112,11 +116,16 @@ public final class CassandraSink implements RowSink {
         String insert = "INSERT INTO " + name + " ("
                 + columns.stream().map(c -> c.getName().asCql(true)).collect(Collectors.joining(", "))
                 + ") VALUES (" + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ") USING TIMESTAMP ?";
+        // A tombstone's delete carries the record's write timestamp, like an upsert: a replay of
+        // it changes nothing, and an upsert of the key with a later timestamp wins over it.
+        String delete = "DELETE FROM " + name + " USING TIMESTAMP ? WHERE " + table.getPrimaryKey().stream()
+                .map(c -> c.getName().asCql(true) + " = ?").collect(Collectors.joining(" AND "));
         PreparedStatement deadLetter = null;
         if (config.deadLetter().mode() == DeadLetterMode.TABLE) {
             deadLetter = session.prepare(SinkTables.deadLetterInsert(session, sink.keyspace(), config.deadLetter().table()));
         }
-        return new CassandraSink(session, name, columns, partitionKey, table.getPrimaryKey(), session.prepare(insert), deadLetter, sink, stopRequested);
+        return new CassandraSink(session, name, columns, partitionKey, table.getPrimaryKey(), session.prepare(insert),
+                session.prepare(delete), deadLetter, sink, stopRequested);
     }
 
     @Override
@@ -126,15 +135,7 @@ public final class CassandraSink implements RowSink {
         for (int i = 0; i < columns.size(); i++) {
             ColumnMetadata c = columns.get(i);
             String column = c.getName().asInternal();
-            Object value;
-            try {
-                value = ColumnValues.convert(values.get(column), c.getType());
-            } catch (IllegalArgumentException e) {
-                throw new BadRowException("sink.columns." + column + ": " + e.getMessage());
-            }
-            if (value == null && primaryKey[i]) {
-                throw new BadRowException("sink.columns." + column + ": primary-key column is null");
-            }
+            Object value = columnValue(c, values.get(column), primaryKey[i]);
             if (partitionKey.contains(column)) {
                 key.put(column, value);
             }
@@ -151,6 +152,42 @@ public final class CassandraSink implements RowSink {
             }
         }
         builder.setLong(columns.size(), timestampMicros);
+        return new CassandraWrite(builder.setIdempotence(true).build(), key);
+    }
+
+    /** A mapped value as column {@code c}'s Java type; a bad row if it does not fit, or is a null key. */
+    private static Object columnValue(ColumnMetadata c, Object mapped, boolean key) throws BadRowException {
+        String column = c.getName().asInternal();
+        Object value;
+        try {
+            value = ColumnValues.convert(mapped, c.getType());
+        } catch (IllegalArgumentException e) {
+            throw new BadRowException("sink.columns." + column + ": " + e.getMessage());
+        }
+        if (value == null && key) {
+            throw new BadRowException("sink.columns." + column + ": primary-key column is null");
+        }
+        return value;
+    }
+
+    @Override
+    public List<String> primaryKeyColumns() {
+        return primaryKeyColumns.stream().map(c -> c.getName().asInternal()).toList();
+    }
+
+    @Override
+    public Write prepareDelete(SourceRecord origin, Map<String, Object> values, long timestampMicros) throws BadRowException {
+        BoundStatementBuilder builder = delete.boundStatementBuilder().setLong(0, timestampMicros);
+        Map<String, Object> key = new LinkedHashMap<>();
+        for (int i = 0; i < primaryKeyColumns.size(); i++) {
+            ColumnMetadata c = primaryKeyColumns.get(i);
+            String column = c.getName().asInternal();
+            Object value = columnValue(c, values.get(column), true);
+            if (partitionKey.contains(column)) {
+                key.put(column, value);
+            }
+            builder.set(i + 1, value, session.getContext().getCodecRegistry().codecFor(c.getType()));
+        }
         return new CassandraWrite(builder.setIdempotence(true).build(), key);
     }
 

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  * @param source      where records come from
  * @param format      how record values are decoded before the filter and columns see them
  * @param filter      CEL expression that keeps a record when true; null or blank keeps all
+ * @param tombstones  what a record with a null value does (it skips the filter)
  * @param sink        where rows go
  * @param deadLetter  what happens to records that cannot be decoded or mapped
  * @param trigger     when batches run
@@ -27,6 +28,7 @@ public record JobConfig(
         KafkaSource source,
         RecordFormat format,
         String filter,
+        TombstoneMode tombstones,
         CassandraSink sink,
         DeadLetter deadLetter,
         Trigger trigger,
@@ -38,7 +40,7 @@ public record JobConfig(
         KafkaSource s = source;
         return new JobConfig(jobId, new KafkaSource(s.bootstrapServers(), s.topics(), s.startingOffsets(),
                 s.maxRecordsPerBatch(), s.failOnDataLoss(), s.groupId(), Map.copyOf(properties)),
-                format, filter, sink, deadLetter, trigger, checkpoint, parallelism);
+                format, filter, tombstones, sink, deadLetter, trigger, checkpoint, parallelism);
     }
 
     /** Kafka source settings. */

@@ -93,6 +93,7 @@ public final class JobConfigs {
             fill(source, "groupId", source.textNode(JobDefaults.groupId(root.get("jobId").asText())));
         }
         fill(root, "format", root.textNode(JobDefaults.FORMAT));
+        fill(root, "tombstones", root.textNode(JobDefaults.TOMBSTONES));
         ObjectNode sink = object(root, "sink");
         fill(sink, "consistency", sink.textNode(JobDefaults.CONSISTENCY));
         fill(sink, "maxInFlight", sink.numberNode(JobDefaults.MAX_IN_FLIGHT));

@@ -13,6 +13,7 @@ public final class JobDefaults {
     public static final int MAX_RECORDS_PER_BATCH = 50_000;
     public static final boolean FAIL_ON_DATA_LOSS = true;
     public static final String FORMAT = "json";
+    public static final String TOMBSTONES = "ignore";
     public static final String CONSISTENCY = "LOCAL_QUORUM";
     public static final int MAX_IN_FLIGHT = 256;
     public static final int MAX_BATCH_ROWS = 32;

@@ -117,6 +117,41 @@ public final class RecordTransformer {
         }
     }
 
+    /**
+     * The values of {@code keyColumns} only, the filter skipped: what a tombstone's delete needs
+     * (its value is null, so the key columns should map from {@code key}). A column that fails,
+     * or is not a column of the job, makes it {@link TransformResult.Bad}.
+     */
+    public TransformResult keyOf(SourceRecord record, List<String> keyColumns) {
+        Map<String, Object> vars = variables(record, NullValue.NULL_VALUE);
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (String column : keyColumns) {
+            CelRuntime.Program program = columns.get(column);
+            if (program == null) {
+                return new TransformResult.Bad("primary-key column " + column + " has no expression");
+            }
+            try {
+                Object v = program.eval(vars);
+                out.put(column, v instanceof NullValue ? null : v);
+            } catch (CelEvaluationException e) {
+                return new TransformResult.Bad("sink.columns." + column + ": evaluation error on a tombstone: " + e.getMessage());
+            }
+        }
+        return new TransformResult.Row(out);
+    }
+
+    private static Map<String, Object> variables(SourceRecord record, Object value) {
+        Map<String, Object> vars = new HashMap<>();
+        vars.put("value", value);
+        vars.put("key", record.key() == null ? NullValue.NULL_VALUE : new String(record.key(), StandardCharsets.UTF_8));
+        vars.put("headers", record.headers());
+        vars.put("topic", record.topic());
+        vars.put("partition", (long) record.partition());
+        vars.put("offset", record.offset());
+        vars.put("timestamp", record.timestampMs());
+        return vars;
+    }
+
     /** Applies the filter, then the columns. Never throws for a bad record: it returns {@link TransformResult.Bad}. */
     public TransformResult apply(SourceRecord record) {
         Object value;
@@ -127,14 +162,7 @@ public final class RecordTransformer {
         } catch (Exception e) {
             return new TransformResult.Bad("value cannot be decoded: " + e.getMessage());
         }
-        Map<String, Object> vars = new HashMap<>();
-        vars.put("value", value);
-        vars.put("key", record.key() == null ? NullValue.NULL_VALUE : new String(record.key(), StandardCharsets.UTF_8));
-        vars.put("headers", record.headers());
-        vars.put("topic", record.topic());
-        vars.put("partition", (long) record.partition());
-        vars.put("offset", record.offset());
-        vars.put("timestamp", record.timestampMs());
+        Map<String, Object> vars = variables(record, value);
         if (filter != null) {
             try {
                 if (!Boolean.TRUE.equals(filter.eval(vars))) {
