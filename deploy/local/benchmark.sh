@@ -48,6 +48,8 @@ fi
 echo "[bench] compiling"
 mvn -B -q -Dstyle.color=never test-compile dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
   -Dmdep.includeScope=test > target/bench-build.log 2>&1 || { cat target/bench-build.log; exit 1; }
+# Where the test stack's services listen (its own address, see test.env), as the services say.
+eval "$(deploy/local/kafka.sh env; deploy/local/cassandra.sh env)"
 ${launcher[@]+"${launcher[@]}"} java -Xmx2g ${BENCH_JAVA_OPTS:-} -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
   -Djava.util.logging.config.file=/dev/null io.oncestream.bench.EngineBenchmark \
-  --kafka "127.0.0.1:$KAFKA_PORT" --cassandra "127.0.0.1:$CASSANDRA_PORT" ${args[@]+"${args[@]}"}
+  --kafka "$KAFKA_BOOTSTRAP" --cassandra "$CASSANDRA_CONTACT_POINT" --datacenter "$CASSANDRA_DATACENTER" ${args[@]+"${args[@]}"}
