@@ -369,11 +369,15 @@ end:
 
 init {
     byte p, r, rec, prev, k;
-    /* partition 0: equal record timestamps; partition 1: increasing; keys collide within and across */
-    rkey[0] = 0; rkey[1] = 1; rkey[2] = 0;
+    /*
+     * partition 0: equal record timestamps (its order comes from the chain alone); partition 1:
+     * increasing; keys collide within and across, and partition 0's records decide final values,
+     * so a wrong chain there shows in table_exact itself, not only in timestamps_stable.
+     */
+    rkey[0] = 1; rkey[1] = 0; rkey[2] = 0;
     rkey[3] = 1; rkey[4] = 0; rkey[5] = 1;
     rts[0] = 1; rts[1] = 1; rts[2] = 1;
-    rts[3] = 2; rts[4] = 3; rts[5] = 4;
+    rts[3] = 1; rts[4] = 2; rts[5] = 3;
     /* the expected table: each record once, in offset order per partition, last write wins */
     p = 0;
     do

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -27,10 +28,16 @@ class ProtocolModelTest {
     @Test
     void theProtocolHoldsAndEveryMutationIsCaught() throws IOException, InterruptedException {
         Path script = LocalService.repoDir().resolve("model/check.sh");
-        Process process = new ProcessBuilder("bash", script.toString()).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(5, TimeUnit.MINUTES)) {
+        Path log = Files.createTempFile("protocol-model", ".log");
+        Process process = new ProcessBuilder("bash", script.toString()).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        boolean finished = process.waitFor(5, TimeUnit.MINUTES);
+        if (!finished) {
             process.destroyForcibly();
+        }
+        String output = Files.readString(log, StandardCharsets.UTF_8);
+        Files.delete(log);
+        if (!finished) {
             fail("model/check.sh did not finish within 5 minutes:\n" + output);
         }
         System.out.println(output);
