@@ -22,6 +22,7 @@
 #   KUBE_CONTROLLER_MANAGER_PORT=10257  KUBE_SCHEDULER_PORT=10259  KUBE_DATA_DIR=$ONCESTREAM_LOCAL_DIR/kube
 #   ONCESTREAM_SERVICE_CIDR=198.18.2.0/24 (virtual Service addresses; the node's kube-proxy routes them)
 #   KUBE_READY_TIMEOUT=120  KUBE_STOP_TIMEOUT=20
+#   KUBE_CONTROLLER_MANAGER_ARGS= (more flags, e.g. --kube-api-qps=200 for thousands of StatefulSets)
 SERVICE=kube
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -198,7 +199,7 @@ start_controller_manager() {
     --leader-elect=false --use-service-account-credentials=true \
     --service-account-private-key-file "$own/sa.key" --root-ca-file "$own/ca.crt" \
     --cluster-signing-cert-file "$own/ca.crt" --cluster-signing-key-file "$own/ca.key" \
-    --cluster-name oncestream-local --profiling=false --v=1
+    --cluster-name oncestream-local --profiling=false --v=1 ${KUBE_CONTROLLER_MANAGER_ARGS:-}
   wait_until "$ready_timeout" "kube-controller-manager" "$data/kube-controller-manager.pid" \
     "$data/kube-controller-manager.log" -- kcm_ready
 }

@@ -1,6 +1,7 @@
 package io.oncestream.operator;
 
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
 
 import jakarta.inject.Singleton;
 
@@ -26,6 +27,7 @@ public class OperatorMetrics {
     private final Counter pollsFailed;
     private final Counter refusals;
     private final AtomicReference<IndexedResourceCache<StreamJob>> jobs = new AtomicReference<>();
+    private final AtomicReference<IntSupplier> reconciledJobs = new AtomicReference<>(() -> 0);
 
     public OperatorMetrics(MeterRegistry registry) {
         reconciliations = Counter.builder("oncestream_operator_reconciliations").description("StreamJob reconciliations run")
@@ -38,6 +40,9 @@ public class OperatorMetrics {
                 .description("GET /progress calls to workers").register(registry);
         refusals = Counter.builder("oncestream_operator_refused_changes")
                 .description("Reconciliations that refused a spec change the checkpoints cannot follow").register(registry);
+        Gauge.builder("oncestream_operator_streamjobs_reconciled", reconciledJobs, r -> r.get().getAsInt())
+                .description("StreamJobs reconciled at least once since this operator started (all of them once it has caught up)")
+                .register(registry);
         for (Phase phase : Phase.values()) {
             Gauge.builder("oncestream_operator_streamjobs", jobs, cache -> count(cache.get(), phase))
                     .tag("phase", phase.name()).description("StreamJobs by phase (from the operator's cache)").register(registry);
@@ -51,6 +56,11 @@ public class OperatorMetrics {
     /** The SDK's cache of StreamJobs, which the per-phase gauge counts. */
     void watch(IndexedResourceCache<StreamJob> cache) {
         jobs.compareAndSet(null, cache);
+    }
+
+    /** The number of distinct existing StreamJobs reconciled since start, which the gauge reports. */
+    void countReconciledJobs(IntSupplier count) {
+        reconciledJobs.set(count);
     }
 
     void reconciled(boolean patched, boolean refused) {

@@ -71,6 +71,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 config.workerTerminationGraceSeconds());
         this.poller = new ProgressPoller(config.pollTimeout());
         this.events = new JobEvents(client);
+        metrics.countReconciledJobs(specs::size);
     }
 
     @Override

@@ -38,8 +38,15 @@ public abstract class ChildProcess implements AutoCloseable {
 
     /** Starts {@code java <jvmArgs...> <args...>} with this test JVM's java, output appended to {@code log}. */
     protected static Process launch(String what, List<String> jvmArgs, List<String> args, Map<String, String> env, Path log) {
+        List<String> quickToStart = new ArrayList<>(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        quickToStart.addAll(jvmArgs);
+        return launchJava(what, quickToStart, args, env, log);
+    }
+
+    /** As {@link #launch}, with only the JVM options given (no test tuning): for measurements. */
+    protected static Process launchJava(String what, List<String> jvmArgs, List<String> args, Map<String, String> env, Path log) {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        List<String> command = new ArrayList<>(List.of(java));
         command.addAll(jvmArgs);
         command.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
@@ -93,6 +100,10 @@ public abstract class ChildProcess implements AutoCloseable {
             throw new AssertionError("interrupted", e);
         }
         return process.exitValue();
+    }
+
+    public long pid() {
+        return process.pid();
     }
 
     public boolean isAlive() {

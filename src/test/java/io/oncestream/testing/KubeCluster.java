@@ -35,7 +35,15 @@ public final class KubeCluster implements AutoCloseable {
     private final List<KubernetesClient> clients = new ArrayList<>();
 
     KubeCluster(LocalService service) {
-        Map<String, String> env = service.env();
+        this(service.env());
+    }
+
+    /** A cluster started by {@code kube.sh} elsewhere, from what {@code kube.sh env} printed. */
+    public static KubeCluster fromEnv(Map<String, String> env) {
+        return new KubeCluster(env);
+    }
+
+    private KubeCluster(Map<String, String> env) {
         this.kubeconfig = Path.of(env.get("KUBECONFIG"));
         this.binDir = Path.of(env.get("KUBE_BIN"));
         this.auditLog = Path.of(env.get("KUBE_AUDIT_LOG"));

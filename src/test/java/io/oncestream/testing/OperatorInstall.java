@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -58,6 +59,12 @@ public final class OperatorInstall {
             throw new UncheckedIOException(e);
         }
         return OperatorProcess.start(LocalService.repoDir().resolve("target/quarkus-app/quarkus-run.jar"), kubeconfig, settings, log);
+    }
+
+    /** Starts the packaged operator with the image's JVM plus {@code jvmOptions}, for measurements. */
+    public OperatorProcess startMeasured(String logName, List<String> jvmOptions, Map<String, String> settings) {
+        return OperatorProcess.startMeasured(LocalService.repoDir().resolve("target/quarkus-app/quarkus-run.jar"), kubeconfig,
+                jvmOptions, settings, workDir.resolve(logName));
     }
 
     /** Starts the packaged operator and waits until it leads and processes events. */

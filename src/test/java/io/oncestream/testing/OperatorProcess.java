@@ -24,4 +24,15 @@ public final class OperatorProcess extends ChildProcess {
         return new OperatorProcess(launch("operator", jvm, List.of("-jar", runnerJar.toString(), "operator"),
                 Map.of("KUBECONFIG", kubeconfig.toString()), log), log, port);
     }
+
+    /** As {@link #start}, with the JVM as the image runs it plus {@code jvmOptions} (heap, GC): for benchmarks. */
+    public static OperatorProcess startMeasured(Path runnerJar, Path kubeconfig, List<String> jvmOptions,
+            Map<String, String> settings, Path log) {
+        int port = freePort();
+        List<String> jvm = new ArrayList<>(jvmOptions);
+        jvm.addAll(List.of("-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=" + port));
+        settings.forEach((k, v) -> jvm.add("-D" + k + "=" + v));
+        return new OperatorProcess(launchJava("operator", jvm, List.of("-jar", runnerJar.toString(), "operator"),
+                Map.of("KUBECONFIG", kubeconfig.toString()), log), log, port);
+    }
 }

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The operator over N StreamJobs: a control plane of its own (etcd, kube-apiserver with its
+# audit log, kube-controller-manager creating every worker pod, kube-scheduler; no node, so
+# the pods stay Pending and no worker is polled), the packaged operator as a process with
+# its own ServiceAccount and RBAC, and io.oncestream.bench.OperatorBenchmark, which creates
+# the jobs through the API and prints: time until every job is observed with its children
+# and pods, live heap after a full GC (and per job), CPU, reconciles and API requests at
+# rest, and a cold start (operator killed, started again: time until every job was
+# reconciled once, and the writes it made).
+#
+# Usage: deploy/local/operator-benchmark.sh N [--namespaces 10] [--parallelism 1]
+#          [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--keep]
+#   --keep  leave the control plane running afterwards (KUBECONFIG: kube.sh env, with the
+#           settings below); by default it is stopped and its data deleted.
+# Its stack (network namespace, addresses, data under target/operator-bench) is separate from
+# the test suite's and the demo's: the three can run side by side.
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$repo"
+jobs=${1:?usage: $0 N [--namespaces 10] [--parallelism 1] [--rest-seconds 60] [--heap 3g] [--keep]}
+shift
+[[ $jobs =~ ^[0-9]+$ ]] || { echo "N must be a number of StreamJobs, not '$jobs'" >&2; exit 2; }
+keep=false
+args=()
+for a in "$@"; do
+  if [ "$a" = --keep ]; then keep=true; else args+=("$a"); fi
+done
+
+export ONCESTREAM_LOCAL_DIR=$repo/target/operator-bench/services
+export ONCESTREAM_NETNS=oncestream-opbench ONCESTREAM_IP=198.18.16.2 ONCESTREAM_GATEWAY_IP=198.18.16.1
+export ONCESTREAM_POD_CIDR=198.18.17.0/24 ONCESTREAM_SERVICE_CIDR=198.18.18.0/24
+# The controller-manager's defaults (20 requests/s) would take most of an hour to create
+# 10,000 StatefulSets' pods and volume claims.
+export KUBE_CONTROLLER_MANAGER_ARGS="--kube-api-qps=200 --kube-api-burst=400 --concurrent-statefulset-syncs=10"
+
+echo "[operator-bench] building the operator and the benchmark"
+mvn -B -q -Dstyle.color=never package -DskipTests dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
+  -Dmdep.includeScope=test > target/operator-bench-build.log 2>&1 || { cat target/operator-bench-build.log; exit 1; }
+
+done_() {
+  if $keep; then
+    echo "[operator-bench] control plane left running: ONCESTREAM_* settings in $0; stop with kube.sh stop"
+  else
+    deploy/local/kube.sh clean >/dev/null 2>&1 || true
+    deploy/local/netns.sh stop >/dev/null 2>&1 || true
+  fi
+}
+deploy/local/kube.sh clean >/dev/null 2>&1 || true
+trap done_ EXIT
+deploy/local/kube.sh start
+eval "$(deploy/local/kube.sh env)"
+export KUBECONFIG KUBE_AUDIT_LOG KUBE_BIN
+java -Xmx2g -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
+  -Djava.util.logging.config.file=/dev/null -Doncestream.repo.dir="$repo" \
+  io.oncestream.bench.OperatorBenchmark --jobs "$jobs" ${args[@]+"${args[@]}"}

@@ -1,0 +1,378 @@
+package io.oncestream.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+
+import io.oncestream.api.StreamJob;
+import io.oncestream.api.StreamJobResources;
+import io.oncestream.api.TestManifests;
+import io.oncestream.testing.AuditLog;
+import io.oncestream.testing.Command;
+import io.oncestream.testing.KubeCluster;
+import io.oncestream.testing.OperatorInstall;
+import io.oncestream.testing.OperatorProcess;
+
+/**
+ * The packaged operator over N StreamJobs on a real control plane (API server, etcd,
+ * controller-manager creating every worker pod; no node, so pods stay Pending and nothing is
+ * polled). Prints, for one run: the time until every job is observed with its children and
+ * pods, live heap after a full GC (and per job), CPU and reconciles at rest, the operator's
+ * API requests at rest by verb and resource (from the audit log), and a cold start: the
+ * operator killed and started again over the N jobs, timed until every job was reconciled
+ * once, with the writes it made.
+ * <p>
+ * Run by {@code deploy/local/operator-benchmark.sh}; never part of the test suite.
+ */
+public final class OperatorBenchmark {
+
+    private static final String PREFIX = "[operator-bench] ";
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+
+    private final int jobs;
+    private final int namespaces;
+    private final int parallelism;
+    private final Duration rest;
+    private final Duration timeout;
+    private final List<String> jvm;
+    private final KubeCluster kube;
+    private final KubernetesClient admin;
+    private final List<String> report = new ArrayList<>();
+
+    private OperatorBenchmark(Map<String, String> options) {
+        this.jobs = Integer.parseInt(options.getOrDefault("jobs", "1000"));
+        this.namespaces = Integer.parseInt(options.getOrDefault("namespaces", "10"));
+        this.parallelism = Integer.parseInt(options.getOrDefault("parallelism", "1"));
+        this.rest = Duration.ofSeconds(Long.parseLong(options.getOrDefault("rest-seconds", "60")));
+        this.timeout = Duration.ofSeconds(Long.parseLong(options.getOrDefault("timeout-seconds", "2400")));
+        this.jvm = List.of(("-Xmx" + options.getOrDefault("heap", "3g") + " -XX:+UseG1GC").split(" "));
+        this.kube = KubeCluster.fromEnv(System.getenv());
+        this.admin = kube.admin();
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = new TreeMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--") || i + 1 == args.length) {
+                throw new IllegalArgumentException("usage: OperatorBenchmark --jobs N [--namespaces 10] [--parallelism 1]"
+                        + " [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400]; got " + String.join(" ", args));
+            }
+            options.put(args[i].substring(2), args[++i]);
+        }
+        new OperatorBenchmark(options).run();
+        System.exit(0);
+    }
+
+    private void run() throws Exception {
+        say("%,d StreamJobs in %d namespaces, parallelism %d; operator JVM %s; %d CPUs", jobs, namespaces, parallelism,
+                String.join(" ", jvm), Runtime.getRuntime().availableProcessors());
+        OperatorInstall install = OperatorInstall.install(kube, "operator-bench");
+        AuditLog audit = kube.auditLog();
+        ChildCounts counts = new ChildCounts(admin);
+
+        OperatorProcess first = start(install, "operator-1.log");
+        first.awaitOutput("Started event processing for controller: streamjob", Duration.ofMinutes(3));
+        double emptyHeap = liveHeapBytes(first);
+        row("live heap, no StreamJobs", mb(emptyHeap));
+
+        long createStart = System.nanoTime();
+        create();
+        double created = seconds(createStart);
+        row("created through the API (16 concurrent requests)", String.format(Locale.ROOT, "%.1f s (%.0f/s)", created, jobs / created));
+
+        awaitProgress("every job observed, its ConfigMap, Service and StatefulSet applied", createStart,
+                () -> counts.observed() >= jobs && counts.children() >= 3L * jobs, counts::describe);
+        double observed = seconds(createStart);
+        row("every job observed with its children, from the first create", String.format(Locale.ROOT, "%.1f s", observed));
+        awaitProgress("every worker pod created by the StatefulSet controller", createStart,
+                () -> counts.pods() >= (long) jobs * parallelism, counts::describe);
+        row("every worker pod created, from the first create", String.format(Locale.ROOT, "%.1f s", seconds(createStart)));
+        awaitSettled(first);
+
+        Rest atRest = measureRest(first, audit);
+        double heap = liveHeapBytes(first);
+        row("live heap after a full GC, " + String.format(Locale.ROOT, "%,d", jobs) + " jobs and their pods", mb(heap));
+        row("live heap per job (its pods included)", String.format(Locale.ROOT, "%.1f KB", (heap - emptyHeap) / jobs / 1024));
+        row("resident set size", mb(rssBytes(first.pid())));
+        atRest.report();
+
+        // Cold start: the operator stopped (SIGTERM, as a rolling update does: it hands the Lease
+        // over instead of leaving it to expire) and started again over the same jobs.
+        first.terminate(Duration.ofMinutes(1));
+        long mark = audit.mark();
+        long coldStart = System.nanoTime();
+        OperatorProcess second = start(install, "operator-2.log");
+        second.awaitOutput("Started event processing for controller: streamjob", timeout);
+        double synced = seconds(coldStart);
+        awaitProgress("every job reconciled once by the restarted operator", coldStart,
+                () -> metric(second, "oncestream_operator_streamjobs_reconciled") >= jobs,
+                () -> String.format(Locale.ROOT, "%,.0f reconciled", metric(second, "oncestream_operator_streamjobs_reconciled")));
+        double cold = seconds(coldStart);
+        List<AuditLog.Request> writes = audit.since(mark, r -> r.user().equals(OperatorInstall.USER) && changes(r));
+        row("cold start: process start to informers synced", String.format(Locale.ROOT, "%.1f s", synced));
+        row("cold start: process start to every job reconciled once (the longest wait of any job)",
+                String.format(Locale.ROOT, "%.1f s", cold));
+        row("cold start: writes (other than the Lease)", writes.size() + (writes.isEmpty() ? "" : " " + byVerb(writes)));
+        awaitSettled(second);
+        row("live heap after the cold start", mb(liveHeapBytes(second)));
+        second.close();
+        counts.close();
+
+        System.out.println();
+        System.out.println("| " + String.format(Locale.ROOT, "%,d", jobs) + " StreamJobs | |");
+        System.out.println("| --- | --- |");
+        report.forEach(System.out::println);
+    }
+
+    private OperatorProcess start(OperatorInstall install, String log) {
+        return install.startMeasured(log, jvm, Map.of("quarkus.log.category.\"io.oncestream\".level", "WARN"));
+    }
+
+    private void create() throws Exception {
+        for (int n = 0; n < namespaces; n++) {
+            admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace(n)).endMetadata().build())
+                    .serverSideApply();
+        }
+        StreamJob template = Serialization.unmarshal(TestManifests.streamJob("job", "ns", Map.of())
+                + "  parallelism: " + parallelism + "\n", StreamJob.class);
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        AtomicInteger done = new AtomicInteger();
+        long start = System.nanoTime();
+        List<Future<?>> calls = new ArrayList<>();
+        for (int i = 0; i < jobs; i++) {
+            int index = i;
+            calls.add(pool.submit(() -> {
+                StreamJob job = Serialization.clone(template);
+                job.getMetadata().setName(String.format(Locale.ROOT, "job-%05d", index));
+                job.getMetadata().setNamespace(namespace(index % namespaces));
+                admin.resources(StreamJob.class).inNamespace(job.getMetadata().getNamespace()).resource(job).create();
+                int count = done.incrementAndGet();
+                if (count % Math.max(1, jobs / 10) == 0) {
+                    say("created %,d of %,d StreamJobs (%.0f s)", count, jobs, seconds(start));
+                }
+            }));
+        }
+        for (Future<?> call : calls) {
+            call.get();
+        }
+        pool.shutdown();
+    }
+
+    private static String namespace(int n) {
+        return "bench-" + n;
+    }
+
+    /** Waits until {@code done}, printing {@code progress} every few seconds; fails after the timeout. */
+    private void awaitProgress(String what, long since, BooleanSupplier done, Supplier<String> progress) throws InterruptedException {
+        long last = System.nanoTime();
+        while (!done.getAsBoolean()) {
+            if (seconds(since) > timeout.toSeconds()) {
+                throw new IllegalStateException("not done after " + timeout.toSeconds() + " s: " + what + "; " + progress.get());
+            }
+            if (System.nanoTime() - last > PROGRESS_EVERY.toNanos()) {
+                say("waiting for %s: %s (%.0f s)", what, progress.get(), seconds(since));
+                last = System.nanoTime();
+            }
+            Thread.sleep(500);
+        }
+        say("%s after %.1f s", what, seconds(since));
+    }
+
+    /** Waits until the operator has made no status patch for 15 s: what it does next is "at rest". */
+    private void awaitSettled(OperatorProcess operator) throws InterruptedException {
+        double patches = metric(operator, "oncestream_operator_status_patches_total");
+        long stableSince = System.nanoTime();
+        long start = System.nanoTime();
+        while (seconds(stableSince) < 15) {
+            Thread.sleep(1000);
+            double now = metric(operator, "oncestream_operator_status_patches_total");
+            if (now != patches) {
+                patches = now;
+                stableSince = System.nanoTime();
+            }
+            if (seconds(start) > timeout.toSeconds()) {
+                throw new IllegalStateException("the operator kept patching statuses for " + timeout.toSeconds() + " s");
+            }
+        }
+        say("settled: no status patch for 15 s (%.0f s of waiting, %,.0f patches in all)", seconds(start), patches);
+    }
+
+    /** CPU, reconciles and API requests of the operator over the rest window. */
+    private Rest measureRest(OperatorProcess operator, AuditLog audit) throws InterruptedException {
+        say("measuring %d s at rest", rest.toSeconds());
+        long mark = audit.mark();
+        double reconciles = metric(operator, "oncestream_operator_reconciliations_total");
+        double cpu = cpuSeconds(operator.pid());
+        long start = System.nanoTime();
+        Thread.sleep(rest.toMillis());
+        double elapsed = seconds(start);
+        double cpuUsed = cpuSeconds(operator.pid()) - cpu;
+        double reconciled = metric(operator, "oncestream_operator_reconciliations_total") - reconciles;
+        List<AuditLog.Request> requests = audit.since(mark, r -> r.user().equals(OperatorInstall.USER));
+        return new Rest(elapsed, cpuUsed, reconciled, requests);
+    }
+
+    private final class Rest {
+        final double seconds;
+        final double cpu;
+        final double reconciles;
+        final List<AuditLog.Request> requests;
+
+        Rest(double seconds, double cpu, double reconciles, List<AuditLog.Request> requests) {
+            this.seconds = seconds;
+            this.cpu = cpu;
+            this.reconciles = reconciles;
+            this.requests = requests;
+        }
+
+        void report() {
+            row("at rest: operator CPU", String.format(Locale.ROOT, "%.3f core (%.1f CPU-s per minute)", cpu / seconds, cpu / seconds * 60));
+            row("at rest: reconciles", String.format(Locale.ROOT, "%.0f in %.0f s (%.3f per job per minute)", reconciles, seconds,
+                    reconciles / jobs / seconds * 60));
+            long writes = requests.stream().filter(OperatorBenchmark::changes).count();
+            row("at rest: API requests", requests.size() + " " + byVerb(requests));
+            row("at rest: writes other than the Lease", String.valueOf(writes));
+        }
+    }
+
+    /** A write other than the Lease's renewal (a self-subject review, which the SDK makes at start, changes nothing). */
+    private static boolean changes(AuditLog.Request r) {
+        return r.isWrite() && !"leases".equals(r.resource()) && !r.resource().startsWith("selfsubject");
+    }
+
+    private static String byVerb(List<AuditLog.Request> requests) {
+        return requests.stream().collect(Collectors.groupingBy(r -> r.verb() + " " + r.resource()
+                + (r.subresource() == null ? "" : "/" + r.subresource()), TreeMap::new, Collectors.counting())).toString();
+    }
+
+    /** {@code jvm_gc_live_data_size_bytes} after a full GC requested with jcmd. */
+    private static double liveHeapBytes(OperatorProcess operator) throws IOException, InterruptedException {
+        Path jcmd = Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jcmd");
+        new Command(List.of(jcmd.toString(), String.valueOf(operator.pid()), "GC.run")).run(Duration.ofMinutes(2)).orThrow();
+        Thread.sleep(1000);
+        return metric(operator, "jvm_gc_live_data_size_bytes");
+    }
+
+    private static double metric(OperatorProcess operator, String name) {
+        try {
+            String text = operator.get("/q/metrics").body();
+            return text.lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
+                    .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** User + system CPU of a process, from /proc (clock ticks of 10 ms). */
+    private static double cpuSeconds(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the CPU time of process " + pid, e);
+        }
+    }
+
+    private static double rssBytes(long pid) throws IOException {
+        return Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream().filter(l -> l.startsWith("VmRSS:"))
+                .mapToDouble(l -> Double.parseDouble(l.replaceAll("[^0-9]", "")) * 1024).findFirst().orElse(-1);
+    }
+
+    private static String mb(double bytes) {
+        return String.format(Locale.ROOT, "%.0f MB", bytes / 1024 / 1024);
+    }
+
+    private static double seconds(long since) {
+        return (System.nanoTime() - since) / 1e9;
+    }
+
+    private void row(String what, String value) {
+        report.add("| " + what + " | " + value + " |");
+        say("%s: %s", what, value);
+    }
+
+    private static void say(String format, Object... args) {
+        System.out.println(PREFIX + String.format(Locale.ROOT, format, args));
+    }
+
+    /**
+     * Counts from informers of this process (label-selected, keeping one boolean per object, not
+     * the object): StreamJobs whose status observed their generation, children and worker pods.
+     */
+    private static final class ChildCounts implements AutoCloseable {
+        private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+        private final CountingStore<StreamJob> jobs;
+        private final CountingStore<?> configMaps;
+        private final CountingStore<?> services;
+        private final CountingStore<?> statefulSets;
+        private final CountingStore<?> pods;
+
+        ChildCounts(KubernetesClient admin) {
+            jobs = inform(admin.resources(StreamJob.class).inAnyNamespace().runnableInformer(0),
+                    j -> j.getStatus() != null && j.getStatus().observedGeneration != null
+                            && j.getStatus().observedGeneration.equals(j.getMetadata().getGeneration()));
+            configMaps = inform(admin.configMaps().inAnyNamespace().withLabelSelector(StreamJobResources.MANAGED_SELECTOR)
+                    .runnableInformer(0), c -> true);
+            services = inform(admin.services().inAnyNamespace().withLabelSelector(StreamJobResources.MANAGED_SELECTOR)
+                    .runnableInformer(0), s -> true);
+            statefulSets = inform(admin.apps().statefulSets().inAnyNamespace()
+                    .withLabelSelector(StreamJobResources.MANAGED_SELECTOR).runnableInformer(0), s -> true);
+            pods = inform(admin.pods().inAnyNamespace().withLabelSelector(StreamJobResources.MANAGED_SELECTOR)
+                    .runnableInformer(0), p -> true);
+        }
+
+        private <T extends io.fabric8.kubernetes.api.model.HasMetadata> CountingStore<T> inform(SharedIndexInformer<T> informer,
+                java.util.function.Predicate<T> counted) {
+            CountingStore<T> store = new CountingStore<>(counted);
+            informer.itemStore(store);
+            informer.run();
+            informers.add(informer);
+            return store;
+        }
+
+        long observed() {
+            return jobs.counted();
+        }
+
+        long children() {
+            return configMaps.counted() + services.counted() + statefulSets.counted();
+        }
+
+        long pods() {
+            return pods.counted();
+        }
+
+        String describe() {
+            return String.format(Locale.ROOT, "%,d of %,d jobs observed; %,d ConfigMaps, %,d Services, %,d StatefulSets, %,d pods",
+                    jobs.counted(), jobs.size(), configMaps.counted(), services.counted(), statefulSets.counted(), pods.counted());
+        }
+
+        @Override
+        public void close() {
+            informers.forEach(SharedIndexInformer::stop);
+        }
+    }
+}
