@@ -33,6 +33,7 @@ export ONCESTREAM_POD_CIDR=198.18.17.0/24 ONCESTREAM_SERVICE_CIDR=198.18.18.0/24
 # 10,000 StatefulSets' pods and volume claims.
 export KUBE_CONTROLLER_MANAGER_ARGS="--kube-api-qps=200 --kube-api-burst=400 --concurrent-statefulset-syncs=10"
 
+mkdir -p target
 echo "[operator-bench] building the operator and the benchmark"
 mvn -B -q -Dstyle.color=never package -DskipTests dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
   -Dmdep.includeScope=test > target/operator-bench-build.log 2>&1 || { cat target/operator-bench-build.log; exit 1; }

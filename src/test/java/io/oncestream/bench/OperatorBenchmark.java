@@ -256,7 +256,7 @@ public final class OperatorBenchmark {
 
     /** A write other than the Lease's renewal (a self-subject review, which the SDK makes at start, changes nothing). */
     private static boolean changes(AuditLog.Request r) {
-        return r.isWrite() && !"leases".equals(r.resource()) && !r.resource().startsWith("selfsubject");
+        return r.isWrite() && r.resource() != null && !"leases".equals(r.resource()) && !r.resource().startsWith("selfsubject");
     }
 
     private static String byVerb(List<AuditLog.Request> requests) {
