@@ -23,6 +23,11 @@ public final class StreamJobResources {
     public static final String CONFIG_KEY = "job.json";
     /** Pod annotation carrying the hash of the worker configuration; a change rolls the workers. */
     public static final String CONFIG_HASH_ANNOTATION = "oncestream.io/config-hash";
+    /**
+     * On the ConfigMap, Service and StatefulSet: a digest of what the operator last applied. An
+     * object is applied again when its digest differs from the desired one's (see docs/operator.md).
+     */
+    public static final String APPLIED_HASH_ANNOTATION = "oncestream.io/applied-hash";
     /** Label with the job's name on every object made for it. */
     public static final String JOB_LABEL = "oncestream.io/job";
     /** The {@code app.kubernetes.io/managed-by} value of every object made for a job. */

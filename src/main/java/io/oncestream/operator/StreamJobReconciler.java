@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -44,7 +45,8 @@ import io.oncestream.engine.config.JobConfigs;
  * and their {@code /progress}, patching it only when it changed. The workflow is invoked
  * explicitly: an invalid or refused spec leaves existing workers exactly as they are.
  */
-@ControllerConfiguration(name = StreamJobReconciler.NAME)
+@ControllerConfiguration(name = StreamJobReconciler.NAME, informer = @Informer(itemStore = CachedObjects.StreamJobs.class,
+        informerListLimit = CachedObjects.LIST_PAGE))
 @Workflow(explicitInvocation = true, dependents = {
         @Dependent(name = "config", type = WorkerConfigMapDependent.class),
         @Dependent(name = "service", type = WorkerServiceDependent.class),
@@ -81,6 +83,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 .withName("worker-pods")
                 .withLabelSelector(StreamJobResources.MANAGED_SELECTOR)
                 .withSecondaryToPrimaryMapper(StreamJobReconciler::jobOf)
+                .withItemStore(new CachedObjects.Pods())
+                .withInformerListLimit(CachedObjects.LIST_PAGE)
                 .build();
         // Checkpoint volumes: whether a job has checkpoints decides whether a change is refused, and
         // deleting them (to accept the change) triggers a reconcile.
@@ -89,6 +93,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 .withName("checkpoint-volumes")
                 .withLabelSelector(StreamJobResources.MANAGED_SELECTOR)
                 .withSecondaryToPrimaryMapper(StreamJobReconciler::jobOf)
+                .withItemStore(new CachedObjects.CheckpointClaims())
+                .withInformerListLimit(CachedObjects.LIST_PAGE)
                 .build();
         return List.of(new InformerEventSource<>(pods, context), new InformerEventSource<>(checkpoints, context));
     }
@@ -122,11 +128,13 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         } else {
             replicas = runningReplicas(context); // nothing is applied: the workers that run keep running and are reported
         }
-        List<StatusProjection.Worker> workers = spec.error() != null ? List.of() : pollWorkers(job, replicas, context);
-        StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, workers,
+        Polled polled = spec.error() != null ? Polled.NONE : pollWorkers(job, replicas, context);
+        StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, polled.workers(),
                 Instant.now().truncatedTo(ChronoUnit.SECONDS));
         UpdateControl<StreamJob> control = patchIfChanged(job, projected, refusal != null);
-        if (replicas > 0 && spec.error() == null) {
+        if (polled.anyAddress()) {
+            // Only a worker with an address can say something new; until a pod has one, its
+            // changes (created, running, deleted) come as pod events and reconcile the job.
             control.rescheduleAfter(config.pollInterval());
         }
         return control;
@@ -158,8 +166,13 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 .map(s -> s.getSpec().getReplicas() == null ? 0 : s.getSpec().getReplicas()).orElse(0);
     }
 
+    /** What the workers said, one entry per ordinal, and whether any of them had an address to ask. */
+    private record Polled(List<StatusProjection.Worker> workers, boolean anyAddress) {
+        static final Polled NONE = new Polled(List.of(), false);
+    }
+
     /** {@code /progress} of every expected worker that has an address; one entry per ordinal. */
-    private List<StatusProjection.Worker> pollWorkers(StreamJob job, int replicas, Context<StreamJob> context) {
+    private Polled pollWorkers(StreamJob job, int replicas, Context<StreamJob> context) {
         List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(), replicas,
                 context.getSecondaryResources(Pod.class));
         List<StatusProjection.Worker> workers = poller.poll(
@@ -167,7 +180,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         long polled = expected.stream().filter(e -> e.pollAddress() != null).count();
         long answered = workers.stream().filter(w -> w.progress() != null).count();
         metrics.polled(answered, polled - answered);
-        return workers;
+        return new Polled(workers, polled > 0);
     }
 
     /** A status patch and the events of the phase changes when the projection differs; otherwise nothing. */

@@ -1,8 +1,11 @@
 package io.oncestream.operator;
 
+import java.util.Objects;
+
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.Matcher;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.BooleanWithUndefined;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
@@ -16,7 +19,8 @@ import io.oncestream.api.StreamJobResources;
  * would need one more verb in the RBAC).
  */
 @KubernetesDependent(useSSA = BooleanWithUndefined.TRUE,
-        informer = @Informer(labelSelector = StreamJobResources.MANAGED_SELECTOR))
+        informer = @Informer(labelSelector = StreamJobResources.MANAGED_SELECTOR,
+        itemStore = CachedObjects.ConfigMaps.class, informerListLimit = CachedObjects.LIST_PAGE))
 public class WorkerConfigMapDependent extends CRUDKubernetesDependentResource<ConfigMap, StreamJob> {
 
     public WorkerConfigMapDependent() {
@@ -25,6 +29,11 @@ public class WorkerConfigMapDependent extends CRUDKubernetesDependentResource<Co
 
     @Override
     protected ConfigMap desired(StreamJob job, Context<StreamJob> context) {
-        return WorkerConfigMaps.desired(job, ReconcileInputs.of(context).config());
+        return AppliedObjects.stamped(WorkerConfigMaps.desired(job, ReconcileInputs.of(context).config()));
+    }
+
+    @Override
+    public Matcher.Result<ConfigMap> match(ConfigMap actual, ConfigMap desired, StreamJob job, Context<StreamJob> context) {
+        return AppliedObjects.match(actual, desired, Objects.equals(actual.getData(), desired.getData()));
     }
 }

@@ -1,9 +1,11 @@
 package io.oncestream.operator;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,6 +28,18 @@ import io.oncestream.engine.transform.RecordTransformer;
 public final class WorkerJobConfigs {
 
     private static final Pattern DURATION_PART = Pattern.compile("([0-9]+)(ms|s|m|h)");
+
+    /**
+     * Filters and columns already compiled, with the error they gave (null if none): jobs made
+     * from one template share their expressions, and compiling CEL is most of a first reconcile.
+     */
+    private static final Map<String, Optional<InvalidConfigException>> COMPILED = Collections.synchronizedMap(
+            new LinkedHashMap<>(64, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Optional<InvalidConfigException>> eldest) {
+                    return size() > 1024;
+                }
+            });
 
     private WorkerJobConfigs() {
     }
@@ -66,11 +80,36 @@ public final class WorkerJobConfigs {
         try {
             // Round-trip through the worker's own parser: the same checks, the same defaults.
             JobConfig checked = JobConfigs.parse(JobConfigs.toJson(config));
-            RecordTransformer.compile(checked); // CEL that does not compile is a ConfigValid error, not a worker crash
+            checkExpressions(checked); // CEL that does not compile is a ConfigValid error, not a worker crash
             return checked;
         } catch (InvalidConfigException e) {
             throw new InvalidConfigException(specField(e.field()), e.reason());
         }
+    }
+
+    /** Compiles the filter and columns as the worker will, once per distinct set of expressions. */
+    private static void checkExpressions(JobConfig config) {
+        StringBuilder key = new StringBuilder().append(config.format()).append('|');
+        append(key, config.filter());
+        config.sink().columns().forEach((column, expression) -> append(append(key, column), expression));
+        Optional<InvalidConfigException> error = COMPILED.get(key.toString());
+        if (error == null) { // compiled outside the lock: two threads may both compile new expressions, none waits
+            try {
+                RecordTransformer.compile(config);
+                error = Optional.empty();
+            } catch (InvalidConfigException e) {
+                error = Optional.of(e);
+            }
+            COMPILED.put(key.toString(), error);
+        }
+        if (error.isPresent()) {
+            throw new InvalidConfigException(error.get().field(), error.get().reason());
+        }
+    }
+
+    /** Appends a string with its length, so that no two lists of strings make the same key. */
+    private static StringBuilder append(StringBuilder key, String part) {
+        return part == null ? key.append("-|") : key.append(part.length()).append(':').append(part).append('|');
     }
 
     /** {@code 1m30s} in milliseconds; null is the default interval. */

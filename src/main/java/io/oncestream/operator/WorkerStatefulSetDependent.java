@@ -1,8 +1,11 @@
 package io.oncestream.operator;
 
+import java.util.Objects;
+
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.Matcher;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 
@@ -10,7 +13,8 @@ import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 
 /** The workers' StatefulSet; desired state from {@link WorkerStatefulSets}, rolled by the config hash. */
-@KubernetesDependent(informer = @Informer(labelSelector = StreamJobResources.MANAGED_SELECTOR))
+@KubernetesDependent(informer = @Informer(labelSelector = StreamJobResources.MANAGED_SELECTOR,
+        itemStore = CachedObjects.StatefulSets.class, informerListLimit = CachedObjects.LIST_PAGE))
 public class WorkerStatefulSetDependent extends CRUDKubernetesDependentResource<StatefulSet, StreamJob> {
 
     public WorkerStatefulSetDependent() {
@@ -20,6 +24,12 @@ public class WorkerStatefulSetDependent extends CRUDKubernetesDependentResource<
     @Override
     protected StatefulSet desired(StreamJob job, Context<StreamJob> context) {
         ReconcileInputs inputs = ReconcileInputs.of(context);
-        return WorkerStatefulSets.desired(job, inputs.settings(), WorkerConfigMaps.hash(inputs.config()), inputs.drained());
+        return AppliedObjects.stamped(
+                WorkerStatefulSets.desired(job, inputs.settings(), WorkerConfigMaps.hash(inputs.config()), inputs.drained()));
+    }
+
+    @Override
+    public Matcher.Result<StatefulSet> match(StatefulSet actual, StatefulSet desired, StreamJob job, Context<StreamJob> context) {
+        return AppliedObjects.match(actual, desired, Objects.equals(actual.getSpec().getReplicas(), desired.getSpec().getReplicas()));
     }
 }
