@@ -30,15 +30,17 @@ public final class ProgressPoller {
      * is reported unreachable with what answered.
      */
     public List<StatusProjection.Worker> poll(String jobId, List<WorkerPods.Expected> expected) {
+        return pollAsync(jobId, expected).join();
+    }
+
+    /** As {@link #poll}, without waiting: completes when every worker answered or timed out (it never fails). */
+    public CompletableFuture<List<StatusProjection.Worker>> pollAsync(String jobId, List<WorkerPods.Expected> expected) {
         List<CompletableFuture<StatusProjection.Worker>> calls = new ArrayList<>();
         for (WorkerPods.Expected e : expected) {
             calls.add(pollOne(jobId, e));
         }
-        List<StatusProjection.Worker> workers = new ArrayList<>();
-        for (CompletableFuture<StatusProjection.Worker> call : calls) {
-            workers.add(call.join());
-        }
-        return workers;
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+                .thenApply(done -> calls.stream().map(CompletableFuture::join).toList());
     }
 
     private CompletableFuture<StatusProjection.Worker> pollOne(String jobId, WorkerPods.Expected e) {

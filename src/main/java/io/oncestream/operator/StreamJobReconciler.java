@@ -59,19 +59,19 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
 
     private static final Logger LOG = Logger.getLogger(StreamJobReconciler.class);
 
-    private final OperatorConfig config;
     private final WorkerSettings settings;
     private final ProgressPoller poller;
+    private final ProgressWatch watch;
     private final JobEvents events;
     private final OperatorMetrics metrics;
     private final CheckedSpecs specs = new CheckedSpecs(WorkerJobConfigs::from);
 
     public StreamJobReconciler(OperatorConfig config, KubernetesClient client, OperatorMetrics metrics) {
-        this.config = config;
         this.metrics = metrics;
         this.settings = new WorkerSettings(config.workerImage(), config.workerImagePullPolicy(),
                 config.workerTerminationGraceSeconds());
         this.poller = new ProgressPoller(config.pollTimeout());
+        this.watch = new ProgressWatch(poller, config.pollInterval(), metrics);
         this.events = new JobEvents(client);
         metrics.countReconciledJobs(specs::size);
     }
@@ -96,7 +96,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 .withItemStore(new CachedObjects.CheckpointClaims())
                 .withInformerListLimit(CachedObjects.LIST_PAGE)
                 .build();
-        return List.of(new InformerEventSource<>(pods, context), new InformerEventSource<>(checkpoints, context));
+        return List.of(new InformerEventSource<>(pods, context), new InformerEventSource<>(checkpoints, context), watch.changes());
     }
 
     /** The job an object was made for, from its {@link StreamJobResources#JOB_LABEL}. */
@@ -121,6 +121,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             boolean drained = drained(job, spec.config());
             applyWorkers(spec.config(), drained, context);
             if (drained) {
+                watch.forget(ResourceID.fromResource(job));
                 metrics.reconciled(false, false);
                 return UpdateControl.noUpdate();
             }
@@ -129,15 +130,14 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             replicas = runningReplicas(context); // nothing is applied: the workers that run keep running and are reported
         }
         Polled polled = spec.error() != null ? Polled.NONE : pollWorkers(job, replicas, context);
+        // Polled again every poll interval while some worker has an address; reconciled again
+        // when what the workers say changes. Until a pod has an address, its changes (created,
+        // running, deleted) come as pod events and reconcile the job.
+        watch.polled(ResourceID.fromResource(job), jobId(job), polled.expected(), polled.workers(), polled.anyAddress(),
+                context.getPrimaryCache());
         StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, polled.workers(),
                 Instant.now().truncatedTo(ChronoUnit.SECONDS));
-        UpdateControl<StreamJob> control = patchIfChanged(job, projected, refusal != null);
-        if (polled.anyAddress()) {
-            // Only a worker with an address can say something new; until a pod has one, its
-            // changes (created, running, deleted) come as pod events and reconcile the job.
-            control.rescheduleAfter(config.pollInterval());
-        }
-        return control;
+        return patchIfChanged(job, projected, refusal != null);
     }
 
     /** The worker configuration of the spec, or the error naming the field; computed once per generation. */
@@ -167,20 +167,23 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     }
 
     /** What the workers said, one entry per ordinal, and whether any of them had an address to ask. */
-    private record Polled(List<StatusProjection.Worker> workers, boolean anyAddress) {
-        static final Polled NONE = new Polled(List.of(), false);
+    private record Polled(List<WorkerPods.Expected> expected, List<StatusProjection.Worker> workers, boolean anyAddress) {
+        static final Polled NONE = new Polled(List.of(), List.of(), false);
     }
 
     /** {@code /progress} of every expected worker that has an address; one entry per ordinal. */
     private Polled pollWorkers(StreamJob job, int replicas, Context<StreamJob> context) {
         List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(), replicas,
                 context.getSecondaryResources(Pod.class));
-        List<StatusProjection.Worker> workers = poller.poll(
-                StreamJobResources.jobId(job.getMetadata().getNamespace(), job.getMetadata().getName()), expected);
+        List<StatusProjection.Worker> workers = poller.poll(jobId(job), expected);
         long polled = expected.stream().filter(e -> e.pollAddress() != null).count();
         long answered = workers.stream().filter(w -> w.progress() != null).count();
         metrics.polled(answered, polled - answered);
-        return new Polled(workers, polled > 0);
+        return new Polled(expected, workers, polled > 0);
+    }
+
+    private static String jobId(StreamJob job) {
+        return StreamJobResources.jobId(job.getMetadata().getNamespace(), job.getMetadata().getName());
     }
 
     /** A status patch and the events of the phase changes when the projection differs; otherwise nothing. */

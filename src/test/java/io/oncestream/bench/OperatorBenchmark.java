@@ -144,7 +144,9 @@ public final class OperatorBenchmark {
     }
 
     private OperatorProcess start(OperatorInstall install, String log) {
-        return install.startMeasured(log, jvm, Map.of("quarkus.log.category.\"io.oncestream\".level", "WARN"));
+        OperatorProcess operator = install.startMeasured(log, jvm, Map.of("quarkus.log.category.\"io.oncestream\".level", "WARN"));
+        Runtime.getRuntime().addShutdownHook(new Thread(operator::close)); // an interrupted benchmark leaves no operator behind
+        return operator;
     }
 
     private void create() throws Exception {

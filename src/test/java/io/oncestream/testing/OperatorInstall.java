@@ -52,19 +52,24 @@ public final class OperatorInstall {
 
     /** Starts the packaged operator with {@code settings}; it may still be waiting for the lease. */
     public OperatorProcess start(String logName, Map<String, String> settings) {
-        Path log = workDir.resolve(logName);
-        try {
-            Files.deleteIfExists(log);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Path log = freshLog(logName);
         return OperatorProcess.start(LocalService.repoDir().resolve("target/quarkus-app/quarkus-run.jar"), kubeconfig, settings, log);
     }
 
     /** Starts the packaged operator with the image's JVM plus {@code jvmOptions}, for measurements. */
     public OperatorProcess startMeasured(String logName, List<String> jvmOptions, Map<String, String> settings) {
         return OperatorProcess.startMeasured(LocalService.repoDir().resolve("target/quarkus-app/quarkus-run.jar"), kubeconfig,
-                jvmOptions, settings, workDir.resolve(logName));
+                jvmOptions, settings, freshLog(logName));
+    }
+
+    private Path freshLog(String logName) {
+        Path log = workDir.resolve(logName);
+        try {
+            Files.deleteIfExists(log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return log;
     }
 
     /** Starts the packaged operator and waits until it leads and processes events. */

@@ -1,0 +1,121 @@
+package io.oncestream.operator;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.jboss.logging.Logger;
+
+import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
+
+import io.oncestream.api.StreamJob;
+
+/**
+ * Reads {@code /progress} again, every poll interval, of the jobs that have a worker with an
+ * address, and reconciles a job only when what its workers say changed. A reconcile is a
+ * pass over the whole job (spec, owned objects, status); done for every job at every
+ * interval it was most of an operator's work at rest, though an idle job's answers stay the
+ * same. Jobs whose pods have no address are not polled at all: their pods' changes reconcile
+ * them. At most {@value #JOBS_IN_FLIGHT} jobs are polled at once.
+ */
+final class ProgressWatch implements AutoCloseable {
+
+    static final int JOBS_IN_FLIGHT = 128;
+
+    private static final Logger LOG = Logger.getLogger(ProgressWatch.class);
+
+    /** What a job's last poll saw: the workers asked, and their answers. */
+    private record Watched(String jobId, List<WorkerPods.Expected> expected, List<StatusProjection.Worker> answers) {
+    }
+
+    private final Map<ResourceID, Watched> watched = new ConcurrentHashMap<>();
+    private final AtomicReference<IndexedResourceCache<StreamJob>> jobs = new AtomicReference<>();
+    private final ProgressPoller poller;
+    private final OperatorMetrics metrics;
+    private final SimpleInboundEventSource<StreamJob> changes = new SimpleInboundEventSource<>("worker-progress");
+    private final Semaphore inFlight = new Semaphore(JOBS_IN_FLIGHT);
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "progress-watch");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    ProgressWatch(ProgressPoller poller, Duration interval, OperatorMetrics metrics) {
+        this.poller = poller;
+        this.metrics = metrics;
+        timer.scheduleWithFixedDelay(this::round, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The event source through which a change reconciles its job. */
+    SimpleInboundEventSource<StreamJob> changes() {
+        return changes;
+    }
+
+    /**
+     * What a reconcile polled: the job is watched while some worker had an address, and its
+     * answers are what the next round compares with.
+     */
+    void polled(ResourceID job, String jobId, List<WorkerPods.Expected> expected, List<StatusProjection.Worker> answers,
+            boolean anyAddress, IndexedResourceCache<StreamJob> cache) {
+        jobs.compareAndSet(null, cache);
+        if (anyAddress) {
+            watched.put(job, new Watched(jobId, expected, answers));
+        } else {
+            watched.remove(job);
+        }
+    }
+
+    /** A job that polls nothing (invalid spec, drained, deleted). */
+    void forget(ResourceID job) {
+        watched.remove(job);
+    }
+
+    int watchedJobs() {
+        return watched.size();
+    }
+
+    private void round() {
+        try {
+            IndexedResourceCache<StreamJob> cache = jobs.get();
+            for (Map.Entry<ResourceID, Watched> entry : watched.entrySet()) {
+                ResourceID job = entry.getKey();
+                if (cache != null && cache.get(job).isEmpty()) {
+                    watched.remove(job); // deleted: its workers go with it
+                    continue;
+                }
+                inFlight.acquire();
+                Watched before = entry.getValue();
+                poller.pollAsync(before.jobId(), before.expected()).whenComplete((answers, failure) -> {
+                    inFlight.release();
+                    if (failure != null) {
+                        LOG.warnf(failure, "polling %s failed", job);
+                        return;
+                    }
+                    long answered = answers.stream().filter(w -> w.progress() != null).count();
+                    metrics.polled(answered, before.expected().stream().filter(e -> e.pollAddress() != null).count() - answered);
+                    if (!answers.equals(before.answers())
+                            && watched.replace(job, before, new Watched(before.jobId(), before.expected(), answers))) {
+                        changes.propagateEvent(job);
+                    }
+                });
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.warn("a round of progress polls failed; the next one runs as planned", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}
