@@ -1,5 +1,6 @@
 package io.oncestream.operator;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -62,6 +63,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     private final WorkerSettings settings;
     private final ProgressPoller poller;
     private final ProgressWatch watch;
+    private final Duration pollInterval;
     private final JobEvents events;
     private final OperatorMetrics metrics;
     private final CheckedSpecs specs = new CheckedSpecs(WorkerJobConfigs::from);
@@ -72,6 +74,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 config.workerTerminationGraceSeconds());
         this.poller = new ProgressPoller(config.pollTimeout());
         this.watch = new ProgressWatch(poller, config.pollInterval(), metrics);
+        this.pollInterval = config.pollInterval();
         this.events = new JobEvents(client);
         metrics.countReconciledJobs(specs::size);
     }
@@ -137,7 +140,13 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 context.getPrimaryCache());
         StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, polled.workers(),
                 Instant.now().truncatedTo(ChronoUnit.SECONDS));
-        return patchIfChanged(job, projected, refusal != null);
+        UpdateControl<StreamJob> control = patchIfChanged(job, projected, refusal != null);
+        if (apply && projected.phase == StreamJobStatus.Phase.Completed) {
+            // Drained (availableNow): the workers' answers will not change again, so no poll
+            // brings the job back; the next reconcile, which reads this status, stops them.
+            control.rescheduleAfter(pollInterval);
+        }
+        return control;
     }
 
     /** The worker configuration of the spec, or the error naming the field; computed once per generation. */
