@@ -2,6 +2,7 @@ package io.oncestream.bench;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 
@@ -17,10 +18,22 @@ import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 final class CountingStore<T extends HasMetadata> implements ItemStore<T> {
 
     private final Map<String, Boolean> matches = new ConcurrentHashMap<>();
+    private final AtomicLong lastChange = new AtomicLong(System.nanoTime());
+    private final AtomicLong changes = new AtomicLong();
     private final Predicate<T> counted;
 
     CountingStore(Predicate<T> counted) {
         this.counted = counted;
+    }
+
+    /** When an object was last added, changed or removed ({@link System#nanoTime()}). */
+    long lastChange() {
+        return lastChange.get();
+    }
+
+    /** Objects added, changed or removed so far. */
+    long changes() {
+        return changes.get();
     }
 
     /** Objects present that match. */
@@ -36,12 +49,16 @@ final class CountingStore<T extends HasMetadata> implements ItemStore<T> {
     @Override
     public T put(String key, T object) {
         matches.put(key, counted.test(object));
+        lastChange.set(System.nanoTime());
+        changes.incrementAndGet();
         return null;
     }
 
     @Override
     public T remove(String key) {
         matches.remove(key);
+        lastChange.set(System.nanoTime());
+        changes.incrementAndGet();
         return null;
     }
 

@@ -106,14 +106,17 @@ public final class OperatorBenchmark {
         awaitProgress("every worker pod created by the StatefulSet controller", createStart,
                 () -> counts.pods() >= (long) jobs * parallelism, counts::describe);
         row("every worker pod created, from the first create", String.format(Locale.ROOT, "%.1f s", seconds(createStart)));
-        awaitSettled(first);
+        awaitSettled(first, counts);
 
+        long changesBefore = counts.changes();
         Rest atRest = measureRest(first, audit);
+        long changed = counts.changes() - changesBefore;
         double heap = liveHeapBytes(first);
         row("live heap after a full GC, " + String.format(Locale.ROOT, "%,d", jobs) + " jobs and their pods", mb(heap));
         row("live heap per job (its pods included)", String.format(Locale.ROOT, "%.1f KB", (heap - emptyHeap) / jobs / 1024));
         row("resident set size", mb(rssBytes(first.pid())));
         atRest.report();
+        row("at rest: StreamJobs, owned objects and pods changed by anyone", String.valueOf(changed));
 
         // Cold start: the operator stopped (SIGTERM, as a rolling update does: it hands the Lease
         // over instead of leaving it to expire) and started again over the same jobs.
@@ -132,7 +135,7 @@ public final class OperatorBenchmark {
         row("cold start: process start to every job reconciled once (the longest wait of any job)",
                 String.format(Locale.ROOT, "%.1f s", cold));
         row("cold start: writes (other than the Lease)", writes.size() + (writes.isEmpty() ? "" : " " + byVerb(writes)));
-        awaitSettled(second);
+        awaitSettled(second, counts);
         row("live heap after the cold start", mb(liveHeapBytes(second)));
         second.close();
         counts.close();
@@ -199,12 +202,18 @@ public final class OperatorBenchmark {
         say("%s after %.1f s", what, seconds(since));
     }
 
-    /** Waits until the operator has made no status patch for 15 s: what it does next is "at rest". */
-    private void awaitSettled(OperatorProcess operator) throws InterruptedException {
+    /**
+     * Waits until nothing changed for 15 s: no status patch by the operator, and no StreamJob,
+     * owned object or pod changed by anyone (the scheduler, for one, marks each new pod
+     * unschedulable, at its own pace, and every such change reconciles a job). What the
+     * operator does after that is "at rest".
+     */
+    private void awaitSettled(OperatorProcess operator, ChildCounts counts) throws InterruptedException {
         double patches = metric(operator, "oncestream_operator_status_patches_total");
         long stableSince = System.nanoTime();
         long start = System.nanoTime();
-        while (seconds(stableSince) < 15) {
+        long last = start;
+        while (seconds(Math.max(stableSince, counts.lastChange())) < 15) {
             Thread.sleep(1000);
             double now = metric(operator, "oncestream_operator_status_patches_total");
             if (now != patches) {
@@ -212,10 +221,14 @@ public final class OperatorBenchmark {
                 stableSince = System.nanoTime();
             }
             if (seconds(start) > timeout.toSeconds()) {
-                throw new IllegalStateException("the operator kept patching statuses for " + timeout.toSeconds() + " s");
+                throw new IllegalStateException("objects kept changing for " + timeout.toSeconds() + " s");
+            }
+            if (System.nanoTime() - last > PROGRESS_EVERY.toNanos()) {
+                say("waiting until nothing changes for 15 s (%.0f s, %,.0f status patches so far)", seconds(start), patches);
+                last = System.nanoTime();
             }
         }
-        say("settled: no status patch for 15 s (%.0f s of waiting, %,.0f patches in all)", seconds(start), patches);
+        say("settled: no object changed for 15 s (%.0f s of waiting, %,.0f status patches in all)", seconds(start), patches);
     }
 
     /** CPU, reconciles and API requests of the operator over the rest window. */
@@ -365,6 +378,17 @@ public final class OperatorBenchmark {
 
         long pods() {
             return pods.counted();
+        }
+
+        /** Changes of the watched objects so far. */
+        long changes() {
+            return java.util.stream.Stream.of(jobs, configMaps, services, statefulSets, pods).mapToLong(CountingStore::changes).sum();
+        }
+
+        /** When any of the watched objects last changed. */
+        long lastChange() {
+            return java.util.stream.Stream.of(jobs, configMaps, services, statefulSets, pods).mapToLong(CountingStore::lastChange)
+                    .max().orElseThrow();
         }
 
         String describe() {
