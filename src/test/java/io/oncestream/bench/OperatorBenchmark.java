@@ -1,6 +1,9 @@
 package io.oncestream.bench;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,12 +22,20 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodIPBuilder;
+import com.sun.net.httpserver.HttpServer;
+
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
+import io.oncestream.api.StreamJobStatus;
+import io.oncestream.engine.EngineState;
+import io.oncestream.operator.ProgressDocuments;
 import io.oncestream.api.TestManifests;
 import io.oncestream.testing.AuditLog;
 import io.oncestream.testing.Command;
@@ -51,6 +62,7 @@ public final class OperatorBenchmark {
     private final int jobs;
     private final int namespaces;
     private final int parallelism;
+    private final int running;
     private final Duration rest;
     private final Duration timeout;
     private final List<String> jvm;
@@ -62,6 +74,7 @@ public final class OperatorBenchmark {
         this.jobs = Integer.parseInt(options.getOrDefault("jobs", "1000"));
         this.namespaces = Integer.parseInt(options.getOrDefault("namespaces", "10"));
         this.parallelism = Integer.parseInt(options.getOrDefault("parallelism", "1"));
+        this.running = Integer.parseInt(options.getOrDefault("running", "0"));
         this.rest = Duration.ofSeconds(Long.parseLong(options.getOrDefault("rest-seconds", "60")));
         this.timeout = Duration.ofSeconds(Long.parseLong(options.getOrDefault("timeout-seconds", "2400")));
         this.jvm = List.of(("-Xmx" + options.getOrDefault("heap", "3g") + " -XX:+UseG1GC").split(" "));
@@ -74,7 +87,7 @@ public final class OperatorBenchmark {
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 == args.length) {
                 throw new IllegalArgumentException("usage: OperatorBenchmark --jobs N [--namespaces 10] [--parallelism 1]"
-                        + " [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400]; got " + String.join(" ", args));
+                        + " [--running K] [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400]; got " + String.join(" ", args));
             }
             options.put(args[i].substring(2), args[++i]);
         }
@@ -117,6 +130,9 @@ public final class OperatorBenchmark {
         row("resident set size", mb(rssBytes(first.pid())));
         atRest.report();
         row("at rest: StreamJobs, owned objects and pods changed by anyone", String.valueOf(changed));
+        if (running > 0) {
+            measureRunning(first, audit, counts);
+        }
 
         // Cold start: the operator stopped (SIGTERM, as a rolling update does: it hands the Lease
         // over instead of leaving it to expire) and started again over the same jobs.
@@ -167,7 +183,7 @@ public final class OperatorBenchmark {
             int index = i;
             calls.add(pool.submit(() -> {
                 StreamJob job = Serialization.clone(template);
-                job.getMetadata().setName(String.format(Locale.ROOT, "job-%05d", index));
+                job.getMetadata().setName(jobName(index));
                 job.getMetadata().setNamespace(namespace(index % namespaces));
                 admin.resources(StreamJob.class).inNamespace(job.getMetadata().getNamespace()).resource(job).create();
                 int count = done.incrementAndGet();
@@ -229,6 +245,76 @@ public final class OperatorBenchmark {
             }
         }
         say("settled: no object changed for 15 s (%.0f s of waiting, %,.0f status patches in all)", seconds(start), patches);
+    }
+
+    /**
+     * The first {@code running} jobs' worker pods marked Running, as a kubelet would, at
+     * addresses 127.1.x.y where one HTTP server of this process answers as each worker (an idle
+     * worker: the same document every time); then the rest window again, with those workers
+     * polled every interval.
+     */
+    private void measureRunning(OperatorProcess operator, AuditLog audit, ChildCounts counts) throws Exception {
+        HttpServer server = HttpServer.create(new InetSocketAddress("0.0.0.0", StreamJobResources.WORKER_HTTP_PORT), 512);
+        server.setExecutor(Executors.newFixedThreadPool(4));
+        server.createContext("/progress", exchange -> {
+            String host = exchange.getLocalAddress().getAddress().getHostAddress();
+            byte[] body = workerDocument(host).getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        server.start();
+        try {
+            say("marking %,d worker pods Running at 127.1.x.y:%d", running, StreamJobResources.WORKER_HTTP_PORT);
+            ExecutorService pool = Executors.newFixedThreadPool(16);
+            List<Future<?>> calls = new ArrayList<>();
+            for (int i = 0; i < running; i++) {
+                int index = i;
+                calls.add(pool.submit(() -> {
+                    String ip = "127.1." + (index / 256) + "." + (index % 256);
+                    admin.pods().inNamespace(namespace(index % namespaces)).withName(jobName(index) + "-0")
+                            .editStatus(p -> new PodBuilder(p).editOrNewStatus().withPhase("Running").withPodIP(ip)
+                                    .withPodIPs(List.of(new PodIPBuilder().withIp(ip).build()))
+                                    .withConditions(new PodConditionBuilder().withType("Ready").withStatus("True").build())
+                                    .endStatus().build());
+                }));
+            }
+            for (Future<?> call : calls) {
+                call.get();
+            }
+            pool.shutdown();
+            long since = System.nanoTime();
+            awaitProgress("every running job's status Running", since,
+                    () -> counts.runningJobs() >= running, () -> String.format(Locale.ROOT, "%,d Running", counts.runningJobs()));
+            awaitSettled(operator, counts);
+            double polls = metric(operator, "oncestream_operator_progress_polls_total");
+            long changesBefore = counts.changes();
+            Rest atRest = measureRest(operator, audit);
+            double polled = metric(operator, "oncestream_operator_progress_polls_total") - polls;
+            String with = String.format(Locale.ROOT, "with %,d running workers: ", running);
+            row("at rest " + with + "operator CPU", String.format(Locale.ROOT, "%.3f core", atRest.cpu / atRest.seconds));
+            row("at rest " + with + "progress polls", String.format(Locale.ROOT, "%.0f per second (%.2f per running job per poll interval of 5 s)",
+                    polled / atRest.seconds, polled / atRest.seconds * 5 / running));
+            row("at rest " + with + "reconciles", String.format(Locale.ROOT, "%.0f in %.0f s", atRest.reconciles, atRest.seconds));
+            row("at rest " + with + "writes other than the Lease",
+                    String.valueOf(atRest.requests.stream().filter(OperatorBenchmark::changes).count()));
+            row("at rest " + with + "objects changed by anyone", String.valueOf(counts.changes() - changesBefore));
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    /** The document worker 0 of the job whose pod has address {@code ip} serves: idle after batch 12, no lag. */
+    private String workerDocument(String ip) {
+        String[] octets = ip.split("\\.");
+        int index = Integer.parseInt(octets[2]) * 256 + Integer.parseInt(octets[3]);
+        String jobId = StreamJobResources.jobId(namespace(index % namespaces), jobName(index));
+        return ProgressDocuments.json(jobId, 0, EngineState.IDLE, 12, Map.of("orders-0", new long[] {500, 500}), true, null);
+    }
+
+    private static String jobName(int index) {
+        return String.format(Locale.ROOT, "job-%05d", index);
     }
 
     /** CPU, reconciles and API requests of the operator over the rest window. */
@@ -340,6 +426,7 @@ public final class OperatorBenchmark {
     private static final class ChildCounts implements AutoCloseable {
         private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
         private final CountingStore<StreamJob> jobs;
+        private final CountingStore<StreamJob> running;
         private final CountingStore<?> configMaps;
         private final CountingStore<?> services;
         private final CountingStore<?> statefulSets;
@@ -349,6 +436,8 @@ public final class OperatorBenchmark {
             jobs = inform(admin.resources(StreamJob.class).inAnyNamespace().runnableInformer(0),
                     j -> j.getStatus() != null && j.getStatus().observedGeneration != null
                             && j.getStatus().observedGeneration.equals(j.getMetadata().getGeneration()));
+            running = inform(admin.resources(StreamJob.class).inAnyNamespace().runnableInformer(0),
+                    j -> j.getStatus() != null && j.getStatus().phase == StreamJobStatus.Phase.Running);
             configMaps = inform(admin.configMaps().inAnyNamespace().withLabelSelector(StreamJobResources.MANAGED_SELECTOR)
                     .runnableInformer(0), c -> true);
             services = inform(admin.services().inAnyNamespace().withLabelSelector(StreamJobResources.MANAGED_SELECTOR)
@@ -378,6 +467,10 @@ public final class OperatorBenchmark {
 
         long pods() {
             return pods.counted();
+        }
+
+        long runningJobs() {
+            return running.counted();
         }
 
         /** Changes of the watched objects so far. */

@@ -10,7 +10,7 @@ import io.oncestream.engine.EngineState;
 import io.oncestream.engine.Progress;
 
 /** {@code GET /progress} documents exactly as a worker serves them: the engine's own Progress record, serialised. */
-final class ProgressDocuments {
+public final class ProgressDocuments {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -32,7 +32,7 @@ final class ProgressDocuments {
      * What worker {@code workerIndex} of a two-worker job {@code jobId} serves; partitions:
      * {@code topic-partition} → {committed, latest}.
      */
-    static String json(String jobId, int workerIndex, EngineState state, long batchId, Map<String, long[]> partitions,
+    public static String json(String jobId, int workerIndex, EngineState state, long batchId, Map<String, long[]> partitions,
             boolean sinkAvailable, String error) {
         Map<String, Progress.PartitionProgress> parts = new TreeMap<>();
         partitions.forEach((k, v) -> parts.put(k, new Progress.PartitionProgress(v[0], v[1], null, null)));
