@@ -28,6 +28,7 @@ public class OperatorMetrics {
     private final Counter refusals;
     private final AtomicReference<IndexedResourceCache<StreamJob>> jobs = new AtomicReference<>();
     private final AtomicReference<IntSupplier> reconciledJobs = new AtomicReference<>(() -> 0);
+    private final AtomicReference<IntSupplier> polledJobs = new AtomicReference<>(() -> 0);
 
     public OperatorMetrics(MeterRegistry registry) {
         reconciliations = Counter.builder("oncestream_operator_reconciliations").description("StreamJob reconciliations run")
@@ -42,6 +43,9 @@ public class OperatorMetrics {
                 .description("Reconciliations that refused a spec change the checkpoints cannot follow").register(registry);
         Gauge.builder("oncestream_operator_streamjobs_reconciled", reconciledJobs, r -> r.get().getAsInt())
                 .description("StreamJobs reconciled at least once since this operator started (all of them once it has caught up)")
+                .register(registry);
+        Gauge.builder("oncestream_operator_polled_streamjobs", polledJobs, r -> r.get().getAsInt())
+                .description("StreamJobs whose workers are polled every poll interval (some worker pod has an address)")
                 .register(registry);
         for (Phase phase : Phase.values()) {
             Gauge.builder("oncestream_operator_streamjobs", jobs, cache -> count(cache.get(), phase))
@@ -61,6 +65,11 @@ public class OperatorMetrics {
     /** The number of distinct existing StreamJobs reconciled since start, which the gauge reports. */
     void countReconciledJobs(IntSupplier count) {
         reconciledJobs.set(count);
+    }
+
+    /** The number of jobs whose workers are polled, which the gauge reports. */
+    void countPolledJobs(IntSupplier count) {
+        polledJobs.set(count);
     }
 
     void reconciled(boolean patched, boolean refused) {

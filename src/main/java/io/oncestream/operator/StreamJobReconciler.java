@@ -77,6 +77,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         this.pollInterval = config.pollInterval();
         this.events = new JobEvents(client);
         metrics.countReconciledJobs(specs::size);
+        metrics.countPolledJobs(watch::watchedJobs);
     }
 
     @Override

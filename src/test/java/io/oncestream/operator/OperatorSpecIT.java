@@ -169,6 +169,11 @@ class OperatorSpecIT extends OperatorITBase {
         assertThat(metric(metrics, "oncestream_operator_progress_polls_total{result=\"answered\"}")).isPositive();
         assertThat(metric(metrics, "oncestream_operator_refused_changes_total")).isPositive();
         assertThat(metrics).contains("oncestream_operator_streamjobs{phase=\"Pending\"}");
+        int jobs = admin.resources(StreamJob.class).inAnyNamespace().list().getItems().size();
+        assertThat(metric(metrics, "oncestream_operator_streamjobs_reconciled")).as("every existing job was reconciled")
+                .isGreaterThanOrEqualTo(jobs).isPositive();
+        assertThat(metric(metrics, "oncestream_operator_polled_streamjobs")).isBetween(0.0,
+                metric(metrics, "oncestream_operator_streamjobs_reconciled"));
     }
 
     /**
