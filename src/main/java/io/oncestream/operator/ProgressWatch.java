@@ -51,7 +51,8 @@ final class ProgressWatch implements AutoCloseable {
     ProgressWatch(ProgressPoller poller, Duration interval, OperatorMetrics metrics) {
         this.poller = poller;
         this.metrics = metrics;
-        timer.scheduleWithFixedDelay(this::round, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        // At a fixed rate: a round that takes longer (many jobs, slow workers) delays the next, never overlaps it.
+        timer.scheduleAtFixedRate(this::round, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The event source through which a change reconciles its job. */

@@ -130,6 +130,7 @@ public final class OperatorBenchmark {
         row("resident set size", mb(rssBytes(first.pid())));
         atRest.report();
         row("at rest: StreamJobs, owned objects and pods changed by anyone", String.valueOf(changed));
+        HttpServer workers = running > 0 ? serveWorkers() : null;
         if (running > 0) {
             measureRunning(first, audit, counts);
         }
@@ -155,6 +156,9 @@ public final class OperatorBenchmark {
         row("live heap after the cold start", mb(liveHeapBytes(second)));
         second.close();
         counts.close();
+        if (workers != null) {
+            workers.stop(0);
+        }
 
         System.out.println();
         System.out.println("| " + String.format(Locale.ROOT, "%,d", jobs) + " StreamJobs | |");
@@ -254,6 +258,44 @@ public final class OperatorBenchmark {
      * polled every interval.
      */
     private void measureRunning(OperatorProcess operator, AuditLog audit, ChildCounts counts) throws Exception {
+        say("marking %,d worker pods Running at 127.1.x.y:%d", running, StreamJobResources.WORKER_HTTP_PORT);
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        List<Future<?>> calls = new ArrayList<>();
+        for (int i = 0; i < running; i++) {
+            int index = i;
+            calls.add(pool.submit(() -> {
+                String ip = "127.1." + (index / 256) + "." + (index % 256);
+                admin.pods().inNamespace(namespace(index % namespaces)).withName(jobName(index) + "-0")
+                        .editStatus(p -> new PodBuilder(p).editOrNewStatus().withPhase("Running").withPodIP(ip)
+                                .withPodIPs(List.of(new PodIPBuilder().withIp(ip).build()))
+                                .withConditions(new PodConditionBuilder().withType("Ready").withStatus("True").build())
+                                .endStatus().build());
+            }));
+        }
+        for (Future<?> call : calls) {
+            call.get();
+        }
+        pool.shutdown();
+        long since = System.nanoTime();
+        awaitProgress("every running job's status Running", since,
+                () -> counts.runningJobs() >= running, () -> String.format(Locale.ROOT, "%,d Running", counts.runningJobs()));
+        awaitSettled(operator, counts);
+        double polls = metric(operator, "oncestream_operator_progress_polls_total");
+        long changesBefore = counts.changes();
+        Rest atRest = measureRest(operator, audit);
+        double polled = metric(operator, "oncestream_operator_progress_polls_total") - polls;
+        String with = String.format(Locale.ROOT, "with %,d running workers: ", running);
+        row("at rest " + with + "operator CPU", String.format(Locale.ROOT, "%.3f core", atRest.cpu / atRest.seconds));
+        row("at rest " + with + "progress polls", String.format(Locale.ROOT, "%.0f per second (%.2f per running job per poll interval of 5 s)",
+                polled / atRest.seconds, polled / atRest.seconds * 5 / running));
+        row("at rest " + with + "reconciles", String.format(Locale.ROOT, "%.0f in %.0f s", atRest.reconciles, atRest.seconds));
+        row("at rest " + with + "writes other than the Lease",
+                String.valueOf(atRest.requests.stream().filter(OperatorBenchmark::changes).count()));
+        row("at rest " + with + "objects changed by anyone", String.valueOf(counts.changes() - changesBefore));
+    }
+
+    /** The workers of the running pods, in this process, serving until the benchmark ends (the cold start polls them too). */
+    private HttpServer serveWorkers() throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress("0.0.0.0", StreamJobResources.WORKER_HTTP_PORT), 512);
         server.setExecutor(Executors.newFixedThreadPool(4));
         server.createContext("/progress", exchange -> {
@@ -265,44 +307,7 @@ public final class OperatorBenchmark {
             }
         });
         server.start();
-        try {
-            say("marking %,d worker pods Running at 127.1.x.y:%d", running, StreamJobResources.WORKER_HTTP_PORT);
-            ExecutorService pool = Executors.newFixedThreadPool(16);
-            List<Future<?>> calls = new ArrayList<>();
-            for (int i = 0; i < running; i++) {
-                int index = i;
-                calls.add(pool.submit(() -> {
-                    String ip = "127.1." + (index / 256) + "." + (index % 256);
-                    admin.pods().inNamespace(namespace(index % namespaces)).withName(jobName(index) + "-0")
-                            .editStatus(p -> new PodBuilder(p).editOrNewStatus().withPhase("Running").withPodIP(ip)
-                                    .withPodIPs(List.of(new PodIPBuilder().withIp(ip).build()))
-                                    .withConditions(new PodConditionBuilder().withType("Ready").withStatus("True").build())
-                                    .endStatus().build());
-                }));
-            }
-            for (Future<?> call : calls) {
-                call.get();
-            }
-            pool.shutdown();
-            long since = System.nanoTime();
-            awaitProgress("every running job's status Running", since,
-                    () -> counts.runningJobs() >= running, () -> String.format(Locale.ROOT, "%,d Running", counts.runningJobs()));
-            awaitSettled(operator, counts);
-            double polls = metric(operator, "oncestream_operator_progress_polls_total");
-            long changesBefore = counts.changes();
-            Rest atRest = measureRest(operator, audit);
-            double polled = metric(operator, "oncestream_operator_progress_polls_total") - polls;
-            String with = String.format(Locale.ROOT, "with %,d running workers: ", running);
-            row("at rest " + with + "operator CPU", String.format(Locale.ROOT, "%.3f core", atRest.cpu / atRest.seconds));
-            row("at rest " + with + "progress polls", String.format(Locale.ROOT, "%.0f per second (%.2f per running job per poll interval of 5 s)",
-                    polled / atRest.seconds, polled / atRest.seconds * 5 / running));
-            row("at rest " + with + "reconciles", String.format(Locale.ROOT, "%.0f in %.0f s", atRest.reconciles, atRest.seconds));
-            row("at rest " + with + "writes other than the Lease",
-                    String.valueOf(atRest.requests.stream().filter(OperatorBenchmark::changes).count()));
-            row("at rest " + with + "objects changed by anyone", String.valueOf(counts.changes() - changesBefore));
-        } finally {
-            server.stop(0);
-        }
+        return server;
     }
 
     /** The document worker 0 of the job whose pod has address {@code ip} serves: idle after batch 12, no lag. */
