@@ -25,12 +25,20 @@ final class CelJson {
      * every record). Trailing content after the document is an error, as is an empty input.
      */
     static Object parse(byte[] bytes) throws IOException {
+        return parse(bytes, null);
+    }
+
+    /**
+     * As {@link #parse(byte[])}, building only the fields {@code keep} names (null: all of
+     * them). The others are still read, so a document that is not JSON is refused the same.
+     */
+    static Object parse(byte[] bytes, ValuePaths.Node keep) throws IOException {
         try (JsonParser p = FACTORY.createParser(bytes)) {
             JsonToken first = p.nextToken();
             if (first == null) {
                 throw new JsonParseException(p, "empty value");
             }
-            Object value = read(p);
+            Object value = read(p, keep);
             if (p.nextToken() != null) {
                 throw new JsonParseException(p, "unexpected content after the JSON value");
             }
@@ -38,21 +46,27 @@ final class CelJson {
         }
     }
 
-    private static Object read(JsonParser p) throws IOException {
+    private static Object read(JsonParser p, ValuePaths.Node keep) throws IOException {
         switch (p.currentToken()) {
             case START_OBJECT: {
                 Map<String, Object> map = new LinkedHashMap<>();
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String name = p.currentName();
                     p.nextToken();
-                    map.put(name, read(p));
+                    if (keep == null || keep.whole()) {
+                        map.put(name, read(p, null));
+                    } else if (keep.child(name) != null) {
+                        map.put(name, read(p, keep.child(name)));
+                    } else {
+                        p.skipChildren(); // not read by any expression: tokenized, not built
+                    }
                 }
                 return map;
             }
             case START_ARRAY: {
                 List<Object> list = new ArrayList<>();
                 while (p.nextToken() != JsonToken.END_ARRAY) {
-                    list.add(read(p));
+                    list.add(read(p, null));
                 }
                 return list;
             }

@@ -57,13 +57,26 @@ public final class RecordTransformer {
     private final CelRuntime.Program filter;
     private final Map<String, CelRuntime.Program> columns;
     private final Map<String, String[]> fieldPaths;
+    /** The fields of a JSON value the expressions can read (null: all); the rest is skipped when decoding. */
+    private final ValuePaths.Node keep;
 
     private RecordTransformer(RecordFormat format, CelRuntime.Program filter, Map<String, CelRuntime.Program> columns,
-            Map<String, String[]> fieldPaths) {
+            Map<String, String[]> fieldPaths, ValuePaths.Node keep) {
         this.format = format;
         this.filter = filter;
         this.columns = columns;
         this.fieldPaths = fieldPaths;
+        this.keep = keep;
+    }
+
+    /** What a JSON value is decoded to (null: all of it). */
+    ValuePaths.Node keep() {
+        return keep;
+    }
+
+    /** This transformer decoding every field of each value, as if the expressions read all of it: for comparisons. */
+    public RecordTransformer decodingWholeValues() {
+        return new RecordTransformer(format, filter, columns, fieldPaths, null);
     }
 
     /** Compiles the filter and columns of {@code config}; an error names the field, e.g. {@code sink.columns.amount}. */
@@ -71,14 +84,15 @@ public final class RecordTransformer {
         CelRuntime runtime = CelRuntimeFactory.standardCelRuntimeBuilder().setOptions(OPTIONS)
                 .addLibraries(EXTENSIONS.stream().map(CelRuntimeLibrary.class::cast).toList())
                 .build();
+        ValuePaths read = new ValuePaths();
         CelRuntime.Program filter = null;
         if (config.filter() != null && !config.filter().isBlank()) {
-            filter = program(runtime, compiler(SimpleType.BOOL), config.filter(), "filter");
+            filter = program(runtime, compiler(SimpleType.BOOL), config.filter(), "filter", read);
         }
         CelCompiler columnCompiler = compiler(SimpleType.DYN);
         Map<String, CelRuntime.Program> columns = new LinkedHashMap<>();
         config.sink().columns().forEach((column, expression) ->
-                columns.put(column, program(runtime, columnCompiler, expression, "sink.columns." + column)));
+                columns.put(column, program(runtime, columnCompiler, expression, "sink.columns." + column, read)));
         // Plain field selections (value.a.b) are the common case; they are evaluated by walking
         // the decoded maps, with the same result and the same errors as CEL, at a fraction of the cost.
         Map<String, String[]> fieldPaths = new LinkedHashMap<>();
@@ -87,7 +101,7 @@ public final class RecordTransformer {
                 fieldPaths.put(column, expression.strip().substring("value.".length()).split("\\."));
             }
         });
-        return new RecordTransformer(config.format(), filter, columns, fieldPaths);
+        return new RecordTransformer(config.format(), filter, columns, fieldPaths, read.keep());
     }
 
     private static CelCompiler compiler(CelType resultType) {
@@ -106,9 +120,11 @@ public final class RecordTransformer {
                 .build();
     }
 
-    private static CelRuntime.Program program(CelRuntime runtime, CelCompiler compiler, String expression, String field) {
+    private static CelRuntime.Program program(CelRuntime runtime, CelCompiler compiler, String expression, String field,
+            ValuePaths read) {
         try {
             CelAbstractSyntaxTree ast = compiler.compile(expression).getAst();
+            read.add(ast.getExpr());
             return runtime.createProgram(ast);
         } catch (CelValidationException e) {
             throw new InvalidConfigException(field, "CEL expression does not compile: " + e.getMessage());
@@ -205,6 +221,6 @@ public final class RecordTransformer {
         if (format == RecordFormat.STRING) {
             return new String(bytes, StandardCharsets.UTF_8);
         }
-        return CelJson.parse(bytes);
+        return CelJson.parse(bytes, keep);
     }
 }

@@ -84,7 +84,7 @@ class CelLanguageTest {
         return ((TransformResult.Row) r).columns().get("v");
     }
 
-    private static RecordTransformer transformer(String filter, Map<String, String> columns) {
+    static RecordTransformer transformer(String filter, Map<String, String> columns) {
         StringBuilder cols = new StringBuilder();
         columns.forEach((c, e) -> cols.append(cols.isEmpty() ? "" : ", ").append('"').append(c).append("\": \"")
                 .append(e.replace("\"", "\\\"")).append('"'));
@@ -96,7 +96,7 @@ class CelLanguageTest {
                 """.formatted(filter.replace("\"", "\\\""), cols)));
     }
 
-    private static SourceRecord record(String json) {
+    static SourceRecord record(String json) {
         return new SourceRecord("orders", 0, 1, 1000, null, json.getBytes(StandardCharsets.UTF_8), Map.of());
     }
 }
