@@ -4,6 +4,8 @@
 # engine rows/s / raw java-driver rows/s, WAL fsync on / off, and end-to-end latency.
 #
 # Usage: deploy/local/benchmark.sh [--pin] [--records 200000] [--rounds 2] [--latency-seconds 20]
+#        deploy/local/benchmark.sh --decoding-only 200000   (filter+map on one thread: JSON decoded
+#          only where the job's expressions read it / whole; no services needed)
 #   --pin  give Cassandra the last CPU to itself and run Kafka and the benchmark JVM on the
 #          others (taskset), for both the raw loader and the engine: the ratio then measures
 #          the engine's own cost instead of its contention with a co-located node.
@@ -17,7 +19,9 @@ source deploy/local/test.env
 set +a
 
 started=()
-for s in kafka cassandra; do
+services=(kafka cassandra)
+[[ " $* " == *" --decoding-only "* ]] && services=() # CPU only: no Kafka, no Cassandra
+for s in ${services[@]+"${services[@]}"}; do
   if ! deploy/local/test-services.sh status "$s" >/dev/null 2>&1; then
     deploy/local/test-services.sh start "$s"
     started+=("$s")
@@ -49,7 +53,9 @@ echo "[bench] compiling"
 mvn -B -q -Dstyle.color=never test-compile dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
   -Dmdep.includeScope=test > target/bench-build.log 2>&1 || { cat target/bench-build.log; exit 1; }
 # Where the test stack's services listen (its own address, see test.env), as the services say.
-eval "$(deploy/local/kafka.sh env; deploy/local/cassandra.sh env)"
+if [ ${#services[@]} -gt 0 ]; then
+  eval "$(deploy/local/kafka.sh env; deploy/local/cassandra.sh env)"
+fi
 ${launcher[@]+"${launcher[@]}"} java -Xmx2g ${BENCH_JAVA_OPTS:-} -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
   -Djava.util.logging.config.file=/dev/null io.oncestream.bench.EngineBenchmark \
-  --kafka "$KAFKA_BOOTSTRAP" --cassandra "$CASSANDRA_CONTACT_POINT" --datacenter "$CASSANDRA_DATACENTER" ${args[@]+"${args[@]}"}
+  --kafka "${KAFKA_BOOTSTRAP:-none}" --cassandra "${CASSANDRA_CONTACT_POINT:-none}" --datacenter "${CASSANDRA_DATACENTER:-none}" ${args[@]+"${args[@]}"}
