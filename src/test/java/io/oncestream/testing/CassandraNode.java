@@ -2,6 +2,8 @@ package io.oncestream.testing;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -16,6 +18,7 @@ public final class CassandraNode implements AutoCloseable {
     private final InetSocketAddress contactPoint;
     private final String datacenter;
     private CqlSession session;
+    private final List<CqlSession> replaced = new ArrayList<>();
 
     CassandraNode(LocalService service) {
         this.service = service;
@@ -79,13 +82,22 @@ public final class CassandraNode implements AutoCloseable {
         awaitSessionReconnected();
     }
 
+    /**
+     * A new shared session once the node answers: a session that saw the node go away can keep
+     * a dead control connection (then every schema change times out, as four ITs once did after
+     * EngineOutageIT's restarts). The old session stays open for whoever holds it.
+     */
     private void awaitSessionReconnected() {
-        if (session == null) {
-            return;
+        synchronized (this) {
+            if (session == null) {
+                return;
+            }
+            replaced.add(session);
+            session = null;
         }
-        Awaits.until(Duration.ofSeconds(60), "the shared CQL session to reconnect", () -> {
+        Awaits.until(Duration.ofSeconds(60), "a new shared CQL session to the restarted node", () -> {
             try {
-                session.execute("SELECT release_version FROM system.local");
+                session().execute("SELECT release_version FROM system.local");
                 return true;
             } catch (RuntimeException e) {
                 return false;
@@ -98,5 +110,6 @@ public final class CassandraNode implements AutoCloseable {
         if (session != null) {
             session.close();
         }
+        replaced.forEach(CqlSession::close);
     }
 }
