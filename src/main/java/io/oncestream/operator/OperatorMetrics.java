@@ -1,5 +1,6 @@
 package io.oncestream.operator;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
 
@@ -82,8 +83,11 @@ public class OperatorMetrics {
         }
     }
 
-    void polled(long answered, long failed) {
+    /** One poll of a job: the workers with an address were asked; those with a document answered. */
+    void polled(List<WorkerPods.Expected> expected, List<StatusProjection.Worker> workers) {
+        long asked = expected.stream().filter(e -> e.pollAddress() != null).count();
+        long answered = workers.stream().filter(w -> w.progress() != null).count();
         pollsAnswered.increment(answered);
-        pollsFailed.increment(failed);
+        pollsFailed.increment(asked - answered);
     }
 }

@@ -100,8 +100,7 @@ final class ProgressWatch implements AutoCloseable {
                         LOG.warnf(failure, "polling %s failed", job);
                         return;
                     }
-                    long answered = answers.stream().filter(w -> w.progress() != null).count();
-                    metrics.polled(answered, before.expected().stream().filter(e -> e.pollAddress() != null).count() - answered);
+                    metrics.polled(before.expected(), answers);
                     if (!answers.equals(before.answers())
                             && watched.replace(job, before, new Watched(before.jobId(), before.expected(), answers))) {
                         changes.propagateEvent(job);

@@ -186,10 +186,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(), replicas,
                 context.getSecondaryResources(Pod.class));
         List<StatusProjection.Worker> workers = poller.poll(jobId(job), expected);
-        long polled = expected.stream().filter(e -> e.pollAddress() != null).count();
-        long answered = workers.stream().filter(w -> w.progress() != null).count();
-        metrics.polled(answered, polled - answered);
-        return new Polled(expected, workers, polled > 0);
+        metrics.polled(expected, workers);
+        return new Polled(expected, workers, expected.stream().anyMatch(e -> e.pollAddress() != null));
     }
 
     private static String jobId(StreamJob job) {

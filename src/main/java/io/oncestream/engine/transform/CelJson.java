@@ -53,10 +53,9 @@ final class CelJson {
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String name = p.currentName();
                     p.nextToken();
-                    if (keep == null || keep.whole()) {
-                        map.put(name, read(p, null));
-                    } else if (keep.child(name) != null) {
-                        map.put(name, read(p, keep.child(name)));
+                    ValuePaths.Node child = keep == null || keep.whole() ? null : keep.child(name);
+                    if (child != null || keep == null || keep.whole()) {
+                        map.put(name, read(p, child));
                     } else {
                         p.skipChildren(); // not read by any expression: tokenized, not built
                     }

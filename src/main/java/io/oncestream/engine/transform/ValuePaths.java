@@ -1,5 +1,6 @@
 package io.oncestream.engine.transform;
 
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -84,7 +85,7 @@ final class ValuePaths {
 
     /** {@code value.a.b}: the path a.b kept whole; a select on anything else: its operand walked. */
     private void select(CelExpr expr) {
-        java.util.ArrayDeque<String> fields = new java.util.ArrayDeque<>();
+        ArrayDeque<String> fields = new ArrayDeque<>();
         CelExpr operand = expr;
         while (operand.getKind() == CelExpr.ExprKind.Kind.SELECT) {
             fields.addFirst(operand.select().field());
