@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
@@ -181,6 +182,31 @@ class OperatorSpecIT extends OperatorITBase {
      * reconciles and reports, the same manifest applied again: no conflict, no drift, and no
      * field of the spec owned by anyone but the tool.
      */
+    /**
+     * The owned objects are matched by their applied digest plus the fields a person is likely to
+     * edit (docs/operator.md): {@code kubectl scale} of the StatefulSet and an edit of the
+     * ConfigMap's data are undone, on the real API server.
+     */
+    @Test
+    @Order(10)
+    void aHandScaledStatefulSetAndAnEditedConfigMapAreRestored() {
+        String ns = kube.createNamespace("op-edited");
+        apply(ns, "edited", Map.of());
+        StatefulSet sts = await(() -> admin.apps().statefulSets().inNamespace(ns).withName("edited").get(), "StatefulSet");
+        assertThat(sts.getMetadata().getAnnotations()).containsKey(StreamJobResources.APPLIED_HASH_ANNOTATION);
+        ConfigMap cm = await(() -> admin.configMaps().inNamespace(ns).withName("edited-config").get(), "ConfigMap");
+        String config = cm.getData().get(StreamJobResources.CONFIG_KEY);
+
+        kube.kubectl(null, "scale", "statefulset/edited", "-n", ns, "--replicas=0").orThrow();
+        Awaits.until(WAIT, "the StatefulSet scaled back to 2", () ->
+                admin.apps().statefulSets().inNamespace(ns).withName("edited").get().getSpec().getReplicas() == 2);
+
+        admin.configMaps().inNamespace(ns).withName("edited-config")
+                .edit(c -> new ConfigMapBuilder(c).addToData(StreamJobResources.CONFIG_KEY, "{}").build());
+        Awaits.until(WAIT, "the ConfigMap's data restored", () -> config.equals(
+                admin.configMaps().inNamespace(ns).withName("edited-config").get().getData().get(StreamJobResources.CONFIG_KEY)));
+    }
+
     @Test
     @Order(11)
     void aGitOpsToolsServerSideApplyNeitherConflictsNorDrifts() {
