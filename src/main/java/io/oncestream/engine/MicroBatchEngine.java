@@ -2,12 +2,13 @@ package io.oncestream.engine;
 
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -34,8 +35,7 @@ import io.oncestream.engine.transform.TransformResult;
  * <li>write {@code offsets/N} durably before reading a record;</li>
  * <li>read exactly the planned ranges;</li>
  * <li>filter and map each record (bad records to the dead-letter table, or fail);</li>
- * <li>write every row (rows leave while the rest of the ranges is read), retrying until
- *     Cassandra acknowledged all of them;</li>
+ * <li>write every row, retrying until Cassandra acknowledged all of them;</li>
  * <li>write {@code commits/N}, then commit the consumer-group offsets (for lag tools), then
  *     publish progress, then purge old log entries.</li>
  * </ol>
@@ -198,11 +198,8 @@ public final class MicroBatchEngine {
         progress.state(EngineState.READING);
         Map<String, Long> chain = new TreeMap<>();
         offsets.partitions().forEach((p, r) -> chain.put(p, r.timestampBase()));
-        Acknowledgements acks = new Acknowledgements(batchId);
-        // Rows leave while the rest of the range is read: offsets/N is durable, so any of them
-        // landing before a crash is written again, with the same timestamp, by the replay.
-        RowSink.Writes writes = sink.begin(acks);
-        long[] counts = new long[4]; // read, filtered, dead-lettered, writes
+        List<RowSink.Write> writes = new ArrayList<>();
+        long[] counts = new long[3]; // read, filtered, dead-lettered
         long half = Math.max(1, offsets.size() / 2);
         source.read(offsets.partitions(), record -> {
             long ts = WriteTimestamps.next(chain.get(record.partitionKey()), record.timestampMs());
@@ -217,67 +214,20 @@ public final class MicroBatchEngine {
             }
         });
         long readDone = clockMs.getAsLong();
-        progress.state(EngineState.WRITING);
-        acks.readingDone(counts[3]);
         write(batchId, offsets, replay, started, walDone, readDone, writes, counts, chain);
     }
 
-    /** Counts a batch's acknowledged writes for {@link ProtocolStep#MID_WRITE}, and tells progress about the sink. */
-    private final class Acknowledgements implements RowSink.SinkListener {
-        private final long batchId;
-        private final AtomicLong acknowledged = new AtomicLong();
-        private final AtomicBoolean midWrite = new AtomicBoolean();
-        private volatile long half = Long.MAX_VALUE;
-
-        Acknowledgements(long batchId) {
-            this.batchId = batchId;
-        }
-
-        /** All writes are known: MID_WRITE is reached once half of them are acknowledged (maybe already). */
-        void readingDone(long writes) {
-            half = Math.max(1, writes / 2);
-            reachedHalf(acknowledged.get());
-        }
-
-        @Override
-        public void waitingForSink(Throwable cause, int pendingWrites) {
-            progress.sinkAvailable(false);
-            progress.state(EngineState.WAITING_FOR_SINK);
-            progress.error("Cassandra: " + cause.getMessage());
-            LOG.log(Level.WARNING, "batch " + batchId + ": " + pendingWrites + " writes failed, retrying: " + cause.getMessage());
-        }
-
-        @Override
-        public void sinkAvailable() {
-            progress.sinkAvailable(true);
-            progress.state(EngineState.WRITING);
-        }
-
-        @Override
-        public void acknowledged(int count) {
-            reachedHalf(acknowledged.addAndGet(count));
-        }
-
-        private void reachedHalf(long acknowledgedNow) {
-            if (acknowledgedNow >= half && midWrite.compareAndSet(false, true)) {
-                hooks.reached(ProtocolStep.MID_WRITE, batchId);
-            }
-        }
-    }
-
-    private void transform(long batchId, SourceRecord record, long ts, RowSink.Writes writes, long[] counts) {
+    private void transform(long batchId, SourceRecord record, long ts, List<RowSink.Write> writes, long[] counts) {
         TransformResult result = transformer.apply(record);
         if (result instanceof TransformResult.Row row) {
-            RowSink.Write write;
             try {
-                write = sink.prepare(record, row.columns(), ts);
+                writes.add(sink.prepare(record, row.columns(), ts));
             } catch (BadRowException e) {
-                write = badRecord(batchId, record, e.getMessage(), ts);
+                writes.add(badRecord(batchId, record, e.getMessage(), ts));
                 counts[2]++;
             }
-            add(writes, write, counts);
         } else if (result instanceof TransformResult.Bad bad) {
-            add(writes, badRecord(batchId, record, bad.reason(), ts), counts);
+            writes.add(badRecord(batchId, record, bad.reason(), ts));
             counts[2]++;
         } else {
             counts[1]++;
@@ -288,45 +238,64 @@ public final class MicroBatchEngine {
      * A record with a null value, as {@code tombstones} says: counted as filtered out, a delete
      * of the row its key columns map to (with the record's write timestamp), or a bad record.
      */
-    private void tombstone(long batchId, SourceRecord record, long ts, RowSink.Writes writes, long[] counts) {
+    private void tombstone(long batchId, SourceRecord record, long ts, List<RowSink.Write> writes, long[] counts) {
         switch (config.tombstones()) {
             case IGNORE -> counts[1]++;
             case DEAD_LETTER -> {
-                add(writes, badRecord(batchId, record, "a tombstone (null value), and the job says tombstones: deadLetter", ts), counts);
+                writes.add(badRecord(batchId, record, "a tombstone (null value), and the job says tombstones: deadLetter", ts));
                 counts[2]++;
             }
             case DELETE -> {
                 TransformResult key = transformer.keyOf(record, sink.primaryKeyColumns());
-                RowSink.Write write;
                 try {
                     if (key instanceof TransformResult.Row row) {
-                        add(writes, sink.prepareDelete(record, row.columns(), ts), counts);
+                        writes.add(sink.prepareDelete(record, row.columns(), ts));
                         return;
                     }
-                    write = badRecord(batchId, record, ((TransformResult.Bad) key).reason(), ts);
+                    writes.add(badRecord(batchId, record, ((TransformResult.Bad) key).reason(), ts));
                 } catch (BadRowException e) {
-                    write = badRecord(batchId, record, "tombstone: " + e.getMessage(), ts);
+                    writes.add(badRecord(batchId, record, "tombstone: " + e.getMessage(), ts));
                 }
-                add(writes, write, counts);
                 counts[2]++;
             }
         }
     }
 
-    private static void add(RowSink.Writes writes, RowSink.Write write, long[] counts) {
-        writes.add(write);
-        counts[3]++;
-    }
-
     private void write(long batchId, BatchOffsets offsets, boolean replay, long started, long walDone, long readDone,
-            RowSink.Writes writes, long[] counts, Map<String, Long> chain) {
-        writes.finish();
+            List<RowSink.Write> writes, long[] counts, Map<String, Long> chain) {
+        progress.state(EngineState.WRITING);
+        AtomicLong acknowledged = new AtomicLong();
+        long halfWrites = Math.max(1, writes.size() / 2);
+        sink.writeAll(writes, new RowSink.SinkListener() {
+            @Override
+            public void waitingForSink(Throwable cause, int pendingWrites) {
+                progress.sinkAvailable(false);
+                progress.state(EngineState.WAITING_FOR_SINK);
+                progress.error("Cassandra: " + cause.getMessage());
+                LOG.log(Level.WARNING, "batch " + batchId + ": " + pendingWrites
+                        + " writes failed, retrying: " + cause.getMessage());
+            }
+
+            @Override
+            public void sinkAvailable() {
+                progress.sinkAvailable(true);
+                progress.state(EngineState.WRITING);
+            }
+
+            @Override
+            public void acknowledged(int count) {
+                long before = acknowledged.getAndAdd(count);
+                if (before < halfWrites && before + count >= halfWrites) {
+                    hooks.reached(ProtocolStep.MID_WRITE, batchId);
+                }
+            }
+        });
         progress.sinkAvailable(true);
         long writeDone = clockMs.getAsLong();
         hooks.reached(ProtocolStep.AFTER_SINK, batchId);
 
         progress.state(EngineState.COMMITTING);
-        long rowsWritten = counts[3] - counts[2];
+        long rowsWritten = writes.size() - counts[2];
         BatchCommit commit = new BatchCommit(counts[0], counts[1], rowsWritten, counts[2], writeDone - started, chain,
                 clockMs.getAsLong());
         if (!checkpoint.commits().add(batchId, commit)) {

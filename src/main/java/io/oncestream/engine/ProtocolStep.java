@@ -6,11 +6,7 @@ public enum ProtocolStep {
     AFTER_WAL,
     /** About half of the batch's records were read. */
     MID_READ,
-    /**
-     * Reading is done and at least half of the batch's writes were acknowledged by Cassandra
-     * (writes leave while reading, so by then it may be all of them; at {@link #MID_READ} some rows
-     * may already be written).
-     */
+    /** About half of the batch's writes were acknowledged by Cassandra. */
     MID_WRITE,
     /** Every write acknowledged; {@code commits/N} not yet written. */
     AFTER_SINK,

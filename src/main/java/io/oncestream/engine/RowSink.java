@@ -5,10 +5,7 @@ import java.util.Map;
 
 import io.oncestream.engine.transform.SourceRecord;
 
-/**
- * Where rows go: prepared writes, sent as a batch produces them ({@link #begin}) or all at once
- * ({@link #writeAll}), retried until acknowledged.
- */
+/** Where rows go: prepared writes, then written together, retried until acknowledged. */
 public interface RowSink extends AutoCloseable {
 
     /** A write ready to send. */
@@ -41,38 +38,6 @@ public interface RowSink extends AutoCloseable {
      * failures are retried with backoff for as long as it takes, telling {@code listener}.
      */
     void writeAll(List<Write> writes, SinkListener listener);
-
-    /**
-     * The writes of one batch, added while its records are still being read. A sink may send
-     * them at once (so that writing overlaps reading) or keep them until {@link Writes#finish};
-     * this default keeps them and then calls {@link #writeAll}.
-     */
-    default Writes begin(SinkListener listener) {
-        List<Write> kept = new java.util.ArrayList<>();
-        return new Writes() {
-            @Override
-            public void add(Write write) {
-                kept.add(write);
-            }
-
-            @Override
-            public void finish() {
-                writeAll(kept, listener);
-            }
-        };
-    }
-
-    /** A batch's writes in progress: {@link #add} each, then {@link #finish} once. */
-    interface Writes {
-        /** One more write of the batch; may be sent before this returns, and may wait for room to send it. */
-        void add(Write write);
-
-        /**
-         * Sends what is left and returns once Cassandra acknowledged every write added, retrying
-         * transient failures for as long as it takes, like {@link #writeAll}.
-         */
-        void finish();
-    }
 
     @Override
     void close();

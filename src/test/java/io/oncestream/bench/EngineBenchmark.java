@@ -115,34 +115,28 @@ public final class EngineBenchmark {
         double[] decodingRich = decodingRatio(richer(values));
 
         // Warm-up: JIT, connections, prepared statements.
-        engineRun(topic, "warmup", true, true, Math.min(records, 50_000));
+        engineRun(topic, "warmup", true, Math.min(records, 50_000));
         rawRun(values.subList(0, Math.min(values.size(), 50_000)), "warmup_raw", inFlight, batchRows);
 
-        // Per round, in this order: raw, engine, engine writing after reading, engine without fsync
-        // (grouped), then raw, engine, engine writing after reading (wide).
+        // Per round, in this order: raw, engine, engine without fsync (grouped), then raw, engine (wide).
         List<Run[]> results = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
             Run[] r = {
                 rawRun(values, "raw_" + round, inFlight, batchRows),
-                engineRun(topic, "synced_" + round, true, true, records),
-                engineRun(topic, "after_reading_" + round, true, false, records),
-                engineRun(topic, "unsynced_" + round, false, true, records),
+                engineRun(topic, "synced_" + round, true, records),
+                engineRun(topic, "unsynced_" + round, false, records),
                 rawRun(values, "wide_raw_" + round, inFlight, batchRows),
-                engineRun(topic, "wide_synced_" + round, true, true, records),
-                engineRun(topic, "wide_after_reading_" + round, true, false, records)};
+                engineRun(topic, "wide_synced_" + round, true, records)};
             results.add(r);
-            log("round %d: grouped: raw %s | engine %s | engine, writes after reading %s | engine, no fsync %s", round,
-                    r[0], r[1], r[2], r[3]);
-            log("round %d: wide: raw %s | engine %s | engine, writes after reading %s", round, r[4], r[5], r[6]);
+            log("round %d: grouped: raw %s | engine %s | engine, no fsync %s", round, r[0], r[1], r[2]);
+            log("round %d: wide: raw %s | engine %s", round, r[3], r[4]);
         }
         double[] grouped = ratios(results, r -> r[1].rowsPerSecond() / r[0].rowsPerSecond());
-        double[] groupedOverlap = ratios(results, r -> r[1].rowsPerSecond() / r[2].rowsPerSecond());
-        double[] fsync = ratios(results, r -> r[1].rowsPerSecond() / r[3].rowsPerSecond());
-        double[] wide = ratios(results, r -> r[5].rowsPerSecond() / r[4].rowsPerSecond());
-        double[] wideCpu = ratios(results, r -> r[5].cpuPerMillion() / r[4].cpuPerMillion());
-        double[] wideOverlap = ratios(results, r -> r[5].rowsPerSecond() / r[6].rowsPerSecond());
-        double[] wideWhole = ratios(results, r -> r[5].wholeRowsPerSecond() / r[4].rowsPerSecond());
-        double maxRate = results.stream().mapToDouble(r -> r[5].rowsPerSecond()).max().orElse(0);
+        double[] fsync = ratios(results, r -> r[1].rowsPerSecond() / r[2].rowsPerSecond());
+        double[] wide = ratios(results, r -> r[4].rowsPerSecond() / r[3].rowsPerSecond());
+        double[] wideCpu = ratios(results, r -> r[4].cpuPerMillion() / r[3].cpuPerMillion());
+        double[] wideWhole = ratios(results, r -> r[4].wholeRowsPerSecond() / r[3].rowsPerSecond());
+        double maxRate = results.stream().mapToDouble(r -> r[4].rowsPerSecond()).max().orElse(0);
 
         double[] half = latencyRun(topic + "-latency", maxRate / 2, latencySeconds);
         double[] quarter = latencyRun(topic + "-latency-quarter", maxRate / 4, latencySeconds);
@@ -151,11 +145,9 @@ public final class EngineBenchmark {
         System.out.println("RESULTS (" + records + " records, " + rounds + " rounds, same Kafka and Cassandra; rows/s from the"
                 + " first record to the last acknowledgement, for the engine and the raw loader alike)");
         System.out.printf("  grouped: engine / raw rows/s           : %s (median %.2f; 2,000 Cassandra partitions)%n", fmt(grouped), median(grouped));
-        System.out.printf("  grouped: writes while / after reading  : %s (median %.2f)%n", fmt(groupedOverlap), median(groupedOverlap));
         System.out.printf("  wide: engine / raw rows/s              : %s (median %.2f; one row per Cassandra partition)%n", fmt(wide), median(wide));
         System.out.printf("  wide: engine / raw CPU per record      : %s (median %.2f; the benchmark JVM's CPU time over each run,"
                 + " the engine's from its start to its return)%n", fmt(wideCpu), median(wideCpu));
-        System.out.printf("  wide: writes while / after reading     : %s (median %.2f)%n", fmt(wideOverlap), median(wideOverlap));
         System.out.printf("  wide: engine start-to-return / raw     : %s (median %.2f; with the engine's fixed costs: planning,"
                 + " the first fetch, the last commit and the check that nothing is left)%n", fmt(wideWhole), median(wideWhole));
         printDecoding(decoding, decodingRich);
@@ -284,16 +276,16 @@ public final class EngineBenchmark {
     // ---- the engine, in process, availableNow over the whole topic ----
 
     /**
-     * The engine over the whole topic ({@code availableNow}), its writes sent while reading or
-     * (as before they were) after each batch is read. Rows/s from the moment its first record is
-     * mapped to the last acknowledgement, as the raw loader's; CPU and the whole-run rate from
-     * {@code run()} to its return (everything is connected and prepared before, as for the loader).
+     * The engine over the whole topic ({@code availableNow}). Rows/s from the moment its first
+     * record is mapped to the last acknowledgement, as the raw loader's; CPU and the whole-run
+     * rate from {@code run()} to its return (everything is connected and prepared before, as for
+     * the loader).
      */
-    private Run engineRun(String topic, String table, boolean fsync, boolean writeWhileReading, int expectedRows) throws Exception {
+    private Run engineRun(String topic, String table, boolean fsync, int expectedRows) throws Exception {
         createTable(table);
         JobConfig config = JobConfigs.parse(config(topic, table, 50_000, true));
         SpanSink.Span span = new SpanSink.Span();
-        try (Assembly engine = new Assembly(config, work.resolve(table), fsync, sink -> new SpanSink(sink, span, writeWhileReading))) {
+        try (Assembly engine = new Assembly(config, work.resolve(table), fsync, sink -> new SpanSink(sink, span))) {
             long cpu = cpuNanos();
             long start = System.nanoTime();
             engine.engine.run();

@@ -58,31 +58,6 @@ final class LatencySink implements RowSink {
         }
     }
 
-    /** The delegate's writes (sent while reading, if it does that), timed when all are acknowledged. */
-    @Override
-    public Writes begin(SinkListener listener) {
-        Writes inner = delegate.begin(listener);
-        List<Long> timestamps = new ArrayList<>();
-        return new Writes() {
-            @Override
-            public void add(Write write) {
-                if (write instanceof Timed t) {
-                    timestamps.add(t.recordTimestampMs());
-                    inner.add(t.write());
-                } else {
-                    inner.add(write);
-                }
-            }
-
-            @Override
-            public void finish() {
-                inner.finish();
-                long now = System.currentTimeMillis();
-                timestamps.forEach(ts -> recorder.add(now - ts));
-            }
-        };
-    }
-
     /** A write with the Kafka timestamp of its record. */
     private record Timed(Write write, long recordTimestampMs) implements Write {
     }

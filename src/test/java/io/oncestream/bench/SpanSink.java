@@ -10,9 +10,7 @@ import io.oncestream.engine.transform.SourceRecord;
 
 /**
  * Wraps the real sink to time a run from its first mapped record to its last acknowledged
- * write, the span the raw loader is timed over. With {@code writeWhileReading} false it hides
- * the sink's own {@link RowSink#begin}, so a batch's writes leave only after it was read (the
- * engine before writes overlapped reading), for a comparison in the same run.
+ * write, the span the raw loader is timed over.
  */
 final class SpanSink implements RowSink {
 
@@ -39,12 +37,10 @@ final class SpanSink implements RowSink {
 
     private final RowSink delegate;
     private final Span span;
-    private final boolean writeWhileReading;
 
-    SpanSink(RowSink delegate, Span span, boolean writeWhileReading) {
+    SpanSink(RowSink delegate, Span span) {
         this.delegate = delegate;
         this.span = span;
-        this.writeWhileReading = writeWhileReading;
     }
 
     @Override
@@ -72,11 +68,6 @@ final class SpanSink implements RowSink {
     @Override
     public void writeAll(List<Write> writes, SinkListener listener) {
         delegate.writeAll(writes, timed(listener));
-    }
-
-    @Override
-    public Writes begin(SinkListener listener) {
-        return writeWhileReading ? delegate.begin(timed(listener)) : RowSink.super.begin(listener);
     }
 
     private SinkListener timed(SinkListener listener) {

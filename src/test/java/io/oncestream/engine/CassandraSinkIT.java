@@ -99,44 +99,6 @@ class CassandraSinkIT {
         replayShuffled(cassandra, "replay_deletes", true);
     }
 
-    /**
-     * A batch's writes leave while it is still being added (the engine adds them as it reads),
-     * not only at {@code finish}; every one of them is acknowledged once {@code finish} returns.
-     */
-    @Test
-    void writesLeaveBeforeTheBatchIsComplete(CassandraNode cassandra) throws Exception {
-        String ks = cassandra.createKeyspace("streamed");
-        cassandra.session().execute(OrderStream.createTable(ks, "paid_orders"));
-        CassandraSink sink = open(cassandra, ks, "paid_orders", Map.of());
-        java.util.concurrent.atomic.AtomicLong acknowledged = new java.util.concurrent.atomic.AtomicLong();
-        RowSink.Writes writes = sink.begin(new RowSink.SinkListener() {
-            @Override
-            public void waitingForSink(Throwable cause, int pendingWrites) {
-            }
-
-            @Override
-            public void sinkAvailable() {
-            }
-
-            @Override
-            public void acknowledged(int count) {
-                acknowledged.addAndGet(count);
-            }
-        });
-        int rows = 3000;
-        for (int i = 0; i < rows; i++) {
-            writes.add(sink.prepare(record(i), Map.of("order_id", "o" + i, "amount", (double) i, "customer", "c", "seq", (long) i), i + 1));
-        }
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (acknowledged.get() == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(acknowledged.get()).as("writes acknowledged before finish").isPositive();
-        writes.finish();
-        assertThat(acknowledged.get()).isEqualTo(rows);
-        assertThat(cassandra.session().execute("SELECT count(*) FROM " + ks + ".paid_orders").one().getLong(0)).isEqualTo(rows);
-    }
-
     private static void replayShuffled(CassandraNode cassandra, String keyspacePrefix, boolean deletes) throws BadRowException {
         String ks = cassandra.createKeyspace(keyspacePrefix);
         cassandra.session().execute(OrderStream.createTable(ks, "paid_orders"));
@@ -167,19 +129,10 @@ class CassandraSinkIT {
         List<List<RowSink.Write>> replays = new ArrayList<>(batches);
         replays.addAll(batches);
         Collections.shuffle(replays, random);
-        boolean streamed = false;
         for (List<RowSink.Write> batch : replays) {
             List<RowSink.Write> shuffled = new ArrayList<>(batch);
             Collections.shuffle(shuffled, random);
-            // Both ways a batch reaches the sink: all at once, and added while it is read.
-            if (streamed) {
-                RowSink.Writes writes = sink.begin(QUIET);
-                shuffled.forEach(writes::add);
-                writes.finish();
-            } else {
-                sink.writeAll(shuffled, QUIET);
-            }
-            streamed = !streamed;
+            sink.writeAll(shuffled, QUIET);
         }
         Map<String, String> actual = new TreeMap<>();
         for (Row r : cassandra.session().execute("SELECT order_id, amount, customer, seq FROM " + ks + ".paid_orders")) {

@@ -40,8 +40,7 @@ import io.oncestream.engine.transform.SourceRecord;
 /**
  * Idempotent upserts into the job's table: {@code INSERT ... USING TIMESTAMP ?} with the
  * timestamp of {@link WriteTimestamps}. Writes of one Cassandra partition share unlogged
- * batches of at most {@code maxBatchRows}; at most {@code maxInFlight} requests are in the air;
- * a batch's writes leave while its records are still being read ({@link #begin}).
+ * batches of at most {@code maxBatchRows}; at most {@code maxInFlight} requests are in the air.
  * Transient failures are retried with backoff, forever; a write Cassandra refuses as invalid
  * fails the batch.
  */
@@ -214,136 +213,67 @@ public final class CassandraSink implements RowSink {
 
     @Override
     public void writeAll(List<Write> writes, SinkListener listener) {
-        Pending pending = new Pending(listener, false);
-        writes.forEach(pending::add);
-        pending.finish();
-    }
-
-    /** Writes sent while the batch is still being read: see {@link Pending}. */
-    @Override
-    public Writes begin(SinkListener listener) {
-        return new Pending(listener, true);
-    }
-
-    /**
-     * One batch's writes. Rows of one Cassandra partition wait together and leave as one unlogged
-     * batch; with {@code sendEarly}, groups leave oldest first whenever fewer than half of
-     * {@code maxInFlight} requests are in the air (and a group leaves as soon as it is full), so
-     * Cassandra is kept busy while the engine reads, and rows keep grouping while it is busy.
-     * Without it, nothing leaves before {@link #finish}. Transient failures are collected and
-     * retried in {@link #finish}, with backoff, for as long as it takes.
-     */
-    private final class Pending implements Writes {
-        private final SinkListener listener;
-        private final boolean sendEarly;
-        private final Map<Object, List<BoundStatement>> groups = new LinkedHashMap<>();
-        private final List<Statement<?>> full = new ArrayList<>();
-        private final Semaphore inFlight = new Semaphore(maxInFlight);
-        private final List<CompletableFuture<?>> sent = new ArrayList<>();
-        private final ConcurrentLinkedQueue<Statement<?>> failed = new ConcurrentLinkedQueue<>();
-        private final AtomicReference<Throwable> lastTransient = new AtomicReference<>();
-        private final AtomicReference<Throwable> fatal = new AtomicReference<>();
-
-        Pending(SinkListener listener, boolean sendEarly) {
-            this.listener = listener;
-            this.sendEarly = sendEarly;
-        }
-
-        @Override
-        public void add(Write write) {
-            CassandraWrite w = (CassandraWrite) write;
-            List<BoundStatement> group = groups.computeIfAbsent(w.partition(), k -> new ArrayList<>());
-            group.add(w.statement());
-            if (group.size() == maxBatchRows) {
-                groups.remove(w.partition());
-                full.add(statement(group));
-            }
-            if (!sendEarly) {
-                return;
-            }
-            failIfRefused();
-            sendFull();
-            if (inFlight.availablePermits() > maxInFlight / 2) {
-                for (var it = groups.values().iterator(); it.hasNext() && inFlight.tryAcquire(); ) {
-                    send(statement(it.next()));
-                    it.remove();
+        List<Statement<?>> pending = group(writes);
+        long backoffMs = 200;
+        boolean waited = false;
+        while (!pending.isEmpty()) {
+            ConcurrentLinkedQueue<Statement<?>> failed = new ConcurrentLinkedQueue<>();
+            AtomicReference<Throwable> lastTransient = new AtomicReference<>();
+            AtomicReference<Throwable> fatal = new AtomicReference<>();
+            Semaphore inFlight = new Semaphore(maxInFlight);
+            List<CompletableFuture<?>> futures = new ArrayList<>(pending.size());
+            for (Statement<?> statement : pending) {
+                if (stopRequested.getAsBoolean()) {
+                    throw new StopRequestedException();
                 }
-            }
-        }
-
-        @Override
-        public void finish() {
-            sendFull();
-            for (List<BoundStatement> group : groups.values()) {
-                acquire();
-                send(statement(group));
-            }
-            groups.clear();
-            long backoffMs = 200;
-            boolean waited = false;
-            while (true) {
-                CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
-                sent.clear();
-                failIfRefused();
-                List<Statement<?>> retry = new ArrayList<>(failed);
-                failed.clear();
-                if (retry.isEmpty()) {
-                    if (waited) {
-                        listener.sinkAvailable();
+                inFlight.acquireUninterruptibly();
+                futures.add(session.executeAsync(statement).toCompletableFuture().whenComplete((rs, error) -> {
+                    inFlight.release();
+                    if (error == null) {
+                        listener.acknowledged(size(statement));
+                    } else if (isPermanent(error)) {
+                        fatal.compareAndSet(null, error);
+                    } else {
+                        lastTransient.set(error);
+                        failed.add(statement);
                     }
-                    return;
-                }
-                listener.waitingForSink(lastTransient.get(), retry.size());
+                }));
+            }
+            CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
+            if (fatal.get() != null) {
+                throw new SinkException("Cassandra refused a write to " + tableName + ": " + fatal.get().getMessage(), fatal.get());
+            }
+            pending = new ArrayList<>(failed);
+            if (!pending.isEmpty()) {
+                listener.waitingForSink(lastTransient.get(), pending.size());
                 waited = true;
                 sleep(backoffMs);
                 backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF.toMillis());
-                for (Statement<?> statement : retry) {
-                    acquire();
-                    send(statement);
-                }
-            }
-        }
-
-        private void sendFull() {
-            for (Statement<?> statement : full) {
-                acquire();
-                send(statement);
-            }
-            full.clear();
-        }
-
-        private void acquire() {
-            if (stopRequested.getAsBoolean()) {
-                throw new StopRequestedException();
-            }
-            inFlight.acquireUninterruptibly();
-        }
-
-        /** Sends with a permit already taken; the answer releases it. */
-        private void send(Statement<?> statement) {
-            sent.add(session.executeAsync(statement).toCompletableFuture().whenComplete((rs, error) -> {
-                inFlight.release();
-                if (error == null) {
-                    listener.acknowledged(size(statement));
-                } else if (isPermanent(error)) {
-                    fatal.compareAndSet(null, error);
-                } else {
-                    lastTransient.set(error);
-                    failed.add(statement);
-                }
-            }));
-        }
-
-        private void failIfRefused() {
-            Throwable refused = fatal.get();
-            if (refused != null) {
-                throw new SinkException("Cassandra refused a write to " + tableName + ": " + refused.getMessage(), refused);
+            } else if (waited) {
+                listener.sinkAvailable();
             }
         }
     }
 
-    private Statement<?> statement(List<BoundStatement> group) {
-        return group.size() == 1 ? group.get(0) : BatchStatement.newInstance(DefaultBatchType.UNLOGGED).addAll(group).setIdempotent(true);
+    /** Unlogged batches of writes to the same Cassandra partition, in arrival order. */
+    private List<Statement<?>> group(List<Write> writes) {
+        Map<Object, List<BoundStatement>> byPartition = new LinkedHashMap<>();
+        for (Write w : writes) {
+            CassandraWrite cw = (CassandraWrite) w;
+            byPartition.computeIfAbsent(cw.partition(), k -> new ArrayList<>()).add(cw.statement());
+        }
+        List<Statement<?>> out = new ArrayList<>();
+        for (List<BoundStatement> group : byPartition.values()) {
+            for (int i = 0; i < group.size(); i += maxBatchRows) {
+                List<BoundStatement> chunk = group.subList(i, Math.min(group.size(), i + maxBatchRows));
+                if (chunk.size() == 1) {
+                    out.add(chunk.get(0));
+                } else {
+                    out.add(BatchStatement.newInstance(DefaultBatchType.UNLOGGED).addAll(chunk).setIdempotent(true));
+                }
+            }
+        }
+        return out;
     }
 
     private static int size(Statement<?> statement) {
