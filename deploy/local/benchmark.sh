@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Side-by-side engine benchmark against the real Kafka broker and Cassandra node (the test
 # suite's instances, started here if they are not running). Prints ratios measured in one run:
-# engine rows/s / raw java-driver rows/s, WAL fsync on / off, and end-to-end latency.
+# engine rows/s / raw java-driver rows/s on a grouped and a wide table (both timed from the
+# first record to the last acknowledgement), CPU per record (wide), WAL fsync on / off, and
+# end-to-end latency at a quarter and at half of the engine's wide rate.
 #
 # Usage: deploy/local/benchmark.sh [--pin] [--records 200000] [--rounds 2] [--latency-seconds 20]
 #        deploy/local/benchmark.sh --decoding-only 200000   (filter+map on one thread: JSON decoded

@@ -43,10 +43,16 @@ import io.oncestream.worker.EngineAssembly;
  * Side-by-side benchmark on one Kafka broker and one Cassandra node, printing ratios:
  * <ol>
  * <li>engine rows/s (Kafka to Cassandra, WAL and commits fsync'd) / a raw java-driver loader
- *     writing the same rows with the same concurrency and batching;</li>
+ *     writing the same rows with the same concurrency and batching, on two table shapes:
+ *     "grouped" (2,000 Cassandra partitions) and "wide" (one row per partition). Both are
+ *     timed the same way: from the first record (the loader's first write, the engine's first
+ *     mapped record) to the last acknowledgement; the loader's rows are built before;</li>
+ * <li>the benchmark JVM's CPU time per record over each run (wide), the engine's from
+ *     {@code run()} to its return, the loader's over its timed span;</li>
  * <li>engine rows/s with WAL fsync / without;</li>
- * <li>end-to-end latency, Kafka record timestamp to Cassandra acknowledgement of its batch,
- *     with a producer at about half the engine's measured rate.</li>
+ * <li>end-to-end latency on the wide table, Kafka record timestamp to Cassandra's
+ *     acknowledgement of its batch, with a producer at a quarter and at half of the engine's
+ *     measured wide rate.</li>
  * </ol>
  * Run by {@code deploy/local/benchmark.sh}; never part of the test suite.
  */

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +54,8 @@ public final class CassandraSink implements RowSink {
     private final List<ColumnMetadata> columns;
     private final List<String> partitionKey;
     private final boolean[] primaryKey;
+    private final String[] names;
+    private final int[] partitionIndexes;
     private final TypeCodec<Object>[] codecs;
     private final PreparedStatement insert;
     private final PreparedStatement delete;
@@ -71,9 +74,13 @@ public final class CassandraSink implements RowSink {
         this.partitionKey = partitionKey;
         this.codecs = codecs(session, columns);
         this.primaryKey = new boolean[columns.size()];
+        this.names = new String[columns.size()];
         for (int i = 0; i < columns.size(); i++) {
             primaryKey[i] = primaryKeyColumns.contains(columns.get(i));
+            names[i] = columns.get(i).getName().asInternal();
         }
+        // In the table's partition-key order, as a delete's key is built (every one is mapped: checked in open).
+        this.partitionIndexes = partitionKey.stream().mapToInt(k -> Arrays.asList(names).indexOf(k)).toArray();
         this.insert = insert;
         this.delete = delete;
         this.primaryKeyColumns = List.copyOf(primaryKeyColumns);
@@ -131,15 +138,9 @@ public final class CassandraSink implements RowSink {
     @Override
     public Write prepare(SourceRecord origin, Map<String, Object> values, long timestampMicros) throws BadRowException {
         Object[] bound = new Object[columns.size()];
-        Map<String, Object> key = new LinkedHashMap<>();
         for (int i = 0; i < columns.size(); i++) {
             ColumnMetadata c = columns.get(i);
-            String column = c.getName().asInternal();
-            Object value = columnValue(c, values.get(column), primaryKey[i]);
-            if (partitionKey.contains(column)) {
-                key.put(column, value);
-            }
-            bound[i] = value;
+            bound[i] = columnValue(c, values.get(names[i]), primaryKey[i]);
         }
         // Codecs were resolved once per column (ColumnValues yields each column's default Java type),
         // which spares the driver a registry look-up per value.
@@ -152,7 +153,22 @@ public final class CassandraSink implements RowSink {
             }
         }
         builder.setLong(columns.size(), timestampMicros);
-        return new CassandraWrite(builder.setIdempotence(true).build(), key);
+        return new CassandraWrite(builder.setIdempotence(true).build(), partitionOf(bound));
+    }
+
+    /**
+     * What groups rows into one unlogged batch: the partition-key value, or the list of them
+     * (never null: key columns are checked). Dead letters group by a type of their own.
+     */
+    private Object partitionOf(Object[] bound) {
+        if (partitionIndexes.length == 1) {
+            return bound[partitionIndexes[0]];
+        }
+        Object[] key = new Object[partitionIndexes.length];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = bound[partitionIndexes[i]];
+        }
+        return Arrays.asList(key);
     }
 
     /** A mapped value as column {@code c}'s Java type; a bad row if it does not fit, or is a null key. */
@@ -178,17 +194,15 @@ public final class CassandraSink implements RowSink {
     @Override
     public Write prepareDelete(SourceRecord origin, Map<String, Object> values, long timestampMicros) throws BadRowException {
         BoundStatementBuilder builder = delete.boundStatementBuilder().setLong(0, timestampMicros);
-        Map<String, Object> key = new LinkedHashMap<>();
-        for (int i = 0; i < primaryKeyColumns.size(); i++) {
+        Object[] key = new Object[primaryKeyColumns.size()];
+        for (int i = 0; i < key.length; i++) {
             ColumnMetadata c = primaryKeyColumns.get(i);
-            String column = c.getName().asInternal();
-            Object value = columnValue(c, values.get(column), true);
-            if (partitionKey.contains(column)) {
-                key.put(column, value);
-            }
-            builder.set(i + 1, value, session.getContext().getCodecRegistry().codecFor(c.getType()));
+            key[i] = columnValue(c, values.get(c.getName().asInternal()), true);
+            builder.set(i + 1, key[i], session.getContext().getCodecRegistry().codecFor(c.getType()));
         }
-        return new CassandraWrite(builder.setIdempotence(true).build(), key);
+        // The primary key starts with the partition key, in its order: the same grouping as an upsert's.
+        Object partition = partitionKey.size() == 1 ? key[0] : Arrays.asList(Arrays.copyOf(key, partitionKey.size()));
+        return new CassandraWrite(builder.setIdempotence(true).build(), partition);
     }
 
     @SuppressWarnings("unchecked")
@@ -208,7 +222,7 @@ public final class CassandraSink implements RowSink {
         BoundStatement statement = deadLetterInsert.bind(r.topic(), r.partition(), r.offset(),
                 r.key() == null ? null : ByteBuffer.wrap(r.key()), r.value() == null ? null : ByteBuffer.wrap(r.value()),
                 Instant.ofEpochMilli(r.timestampMs()), error, batchId, timestampMicros).setIdempotent(true);
-        return new CassandraWrite(statement, List.of(r.topic(), r.partition()));
+        return new CassandraWrite(statement, new DeadLetterPartition(r.topic(), r.partition()));
     }
 
     @Override
@@ -307,5 +321,8 @@ public final class CassandraSink implements RowSink {
     }
 
     private record CassandraWrite(BoundStatement statement, Object partition) implements Write {
+    }
+
+    private record DeadLetterPartition(String topic, int partition) {
     }
 }

@@ -2,6 +2,7 @@ package io.oncestream.engine.kafka;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -38,7 +39,9 @@ import io.oncestream.engine.transform.SourceRecord;
  * Reads exact offset ranges from Kafka with {@code assign} + {@code seek}: no group
  * membership (so no rebalances), {@code read_committed}, and a batch ends when each
  * partition's position reaches its end offset, not after a count of records, because
- * compaction and transaction markers leave gaps in the offsets.
+ * compaction and transaction markers leave gaps in the offsets. What the consumer returns past
+ * a range's end is kept for the range that starts there, so consecutive batches neither seek
+ * back nor fetch those records twice.
  */
 public final class KafkaRecordSource implements RecordSource {
 
@@ -49,6 +52,7 @@ public final class KafkaRecordSource implements RecordSource {
     private final PartitionAssignment assignment;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final BooleanSupplier stopRequested;
+    private final Map<TopicPartition, ReadAhead> ahead = new HashMap<>();
 
     public KafkaRecordSource(JobConfig.KafkaSource config, PartitionAssignment assignment, BooleanSupplier stopRequested) {
         this.config = config;
@@ -98,6 +102,15 @@ public final class KafkaRecordSource implements RecordSource {
 
     @Override
     public void read(Map<String, PartitionRange> ranges, Consumer<SourceRecord> handler) {
+        try {
+            readRanges(ranges, handler);
+        } catch (RuntimeException e) {
+            ahead.clear(); // the next read seeks: where this one stopped is not known
+            throw e;
+        }
+    }
+
+    private void readRanges(Map<String, PartitionRange> ranges, Consumer<SourceRecord> handler) {
         Map<TopicPartition, PartitionRange> todo = new HashMap<>();
         ranges.forEach((key, range) -> {
             if (range.size() > 0) {
@@ -112,11 +125,30 @@ public final class KafkaRecordSource implements RecordSource {
             Set<TopicPartition> all = new HashSet<>(consumer.assignment());
             all.addAll(todo.keySet());
             consumer.assign(all);
+            ahead.clear();
         }
         consumer.pause(consumer.assignment());
-        consumer.resume(todo.keySet());
-        todo.forEach((tp, range) -> consumer.seek(tp, range.start()));
-        Set<TopicPartition> open = new HashSet<>(todo.keySet());
+        Set<TopicPartition> open = new HashSet<>();
+        for (Map.Entry<TopicPartition, PartitionRange> e : todo.entrySet()) {
+            TopicPartition tp = e.getKey();
+            PartitionRange range = e.getValue();
+            ReadAhead kept = ahead.remove(tp);
+            if (kept == null || kept.from() != range.start()) {
+                consumer.seek(tp, range.start());
+            } else {
+                // The previous batch ended at this one's start, and the consumer has not moved
+                // since: what it returned past that end comes first, then it goes on from there.
+                while (!kept.records().isEmpty() && kept.records().peekFirst().offset() < range.end()) {
+                    handler.accept(toSourceRecord(kept.records().pollFirst()));
+                }
+                if (consumer.position(tp) >= range.end()) {
+                    ahead.put(tp, new ReadAhead(range.end(), kept.records()));
+                    continue;
+                }
+            }
+            open.add(tp);
+        }
+        consumer.resume(open);
         while (!open.isEmpty()) {
             if (stopRequested.getAsBoolean()) {
                 throw new StopRequestedException();
@@ -124,18 +156,33 @@ public final class KafkaRecordSource implements RecordSource {
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
                 TopicPartition tp = new TopicPartition(r.topic(), r.partition());
                 PartitionRange range = todo.get(tp);
-                if (range != null && r.offset() >= range.start() && r.offset() < range.end()) {
+                if (range == null || r.offset() < range.start()) {
+                    continue;
+                }
+                if (r.offset() < range.end()) {
                     handler.accept(toSourceRecord(r));
+                } else {
+                    ahead.computeIfAbsent(tp, t -> new ReadAhead(range.end(), new ArrayDeque<>())).records().add(r);
                 }
             }
             for (var it = open.iterator(); it.hasNext(); ) {
                 TopicPartition tp = it.next();
                 if (consumer.position(tp) >= todo.get(tp).end()) {
                     consumer.pause(List.of(tp));
+                    ahead.putIfAbsent(tp, new ReadAhead(todo.get(tp).end(), new ArrayDeque<>()));
                     it.remove();
                 }
             }
         }
+    }
+
+    /**
+     * Records the consumer returned at or past a batch's end, in offset order: every record of
+     * {@code [from, position)} of the partition, because the consumer's position has not moved
+     * since. The next batch, which starts at {@code from}, takes them instead of seeking back and
+     * fetching them again.
+     */
+    private record ReadAhead(long from, ArrayDeque<ConsumerRecord<byte[], byte[]>> records) {
     }
 
     @Override
@@ -175,8 +222,9 @@ public final class KafkaRecordSource implements RecordSource {
     }
 
     private static SourceRecord toSourceRecord(ConsumerRecord<byte[], byte[]> r) {
-        Map<String, String> headers = new HashMap<>();
-        for (Header h : r.headers()) {
+        Header[] all = r.headers().toArray();
+        Map<String, String> headers = all.length == 0 ? Map.of() : new HashMap<>();
+        for (Header h : all) {
             headers.put(h.key(), h.value() == null ? "" : new String(h.value(), StandardCharsets.UTF_8));
         }
         return new SourceRecord(r.topic(), r.partition(), r.offset(), r.timestamp(), r.key(), r.value(), headers);

@@ -1,10 +1,10 @@
 package io.oncestream.engine.transform;
 
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import com.fasterxml.jackson.core.JsonParseException;
 import dev.cel.common.CelAbstractSyntaxTree;
@@ -23,6 +23,7 @@ import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
 import dev.cel.runtime.CelRuntimeLibrary;
+import dev.cel.runtime.CelVariableResolver;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.RecordFormat;
@@ -139,7 +140,7 @@ public final class RecordTransformer {
      * or is not a column of the job, makes it {@link TransformResult.Bad}.
      */
     public TransformResult keyOf(SourceRecord record, List<String> keyColumns) {
-        Map<String, Object> vars = variables(record, NullValue.NULL_VALUE);
+        CelVariableResolver vars = variables(record, NullValue.NULL_VALUE);
         Map<String, Object> out = new LinkedHashMap<>();
         for (String column : keyColumns) {
             CelRuntime.Program program = columns.get(column);
@@ -156,16 +157,22 @@ public final class RecordTransformer {
         return new TransformResult.Row(out);
     }
 
-    private static Map<String, Object> variables(SourceRecord record, Object value) {
-        Map<String, Object> vars = new HashMap<>();
-        vars.put("value", value);
-        vars.put("key", record.key() == null ? NullValue.NULL_VALUE : new String(record.key(), StandardCharsets.UTF_8));
-        vars.put("headers", record.headers());
-        vars.put("topic", record.topic());
-        vars.put("partition", (long) record.partition());
-        vars.put("offset", record.offset());
-        vars.put("timestamp", record.timestampMs());
-        return vars;
+    /**
+     * The variables an expression sees, looked up when it reads them: evaluating with a map
+     * would copy it into an immutable one per evaluation, and decode the key whether read or not.
+     * Every value is already of a CEL type (strings, {@code long}, maps of strings, decoded JSON).
+     */
+    private static CelVariableResolver variables(SourceRecord record, Object value) {
+        return name -> switch (name) {
+            case "value" -> Optional.of(value);
+            case "key" -> Optional.of(record.key() == null ? NullValue.NULL_VALUE : new String(record.key(), StandardCharsets.UTF_8));
+            case "headers" -> Optional.of(record.headers());
+            case "topic" -> Optional.of(record.topic());
+            case "partition" -> Optional.of((long) record.partition());
+            case "offset" -> Optional.of(record.offset());
+            case "timestamp" -> Optional.of(record.timestampMs());
+            default -> Optional.empty();
+        };
     }
 
     /** Applies the filter, then the columns. Never throws for a bad record: it returns {@link TransformResult.Bad}. */
@@ -178,7 +185,7 @@ public final class RecordTransformer {
         } catch (Exception e) {
             return new TransformResult.Bad("value cannot be decoded: " + e.getMessage());
         }
-        Map<String, Object> vars = variables(record, value);
+        CelVariableResolver vars = variables(record, value);
         if (filter != null) {
             try {
                 if (!Boolean.TRUE.equals(filter.eval(vars))) {

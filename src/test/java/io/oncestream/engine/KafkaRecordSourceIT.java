@@ -1,0 +1,102 @@
+package io.oncestream.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.oncestream.engine.checkpoint.PartitionRange;
+import io.oncestream.engine.checkpoint.TopicPartitionKey;
+import io.oncestream.engine.config.JobConfigs;
+import io.oncestream.engine.config.TestConfigs;
+import io.oncestream.engine.kafka.KafkaRecordSource;
+import io.oncestream.engine.kafka.PartitionAssignment;
+import io.oncestream.testing.KafkaBroker;
+import io.oncestream.testing.KafkaExtension;
+
+/**
+ * The source against a real broker: consecutive ranges of random sizes, while the topic grows
+ * and with aborted transactions leaving gaps, each give exactly the records an independent
+ * {@code read_committed} consumer finds in that range. The source keeps what the consumer
+ * returned past one range's end for the next range, so this checks that those records are
+ * neither lost nor given twice, also around a re-read of an earlier range (a replay) and a
+ * range that ends before what was read ahead.
+ */
+@ExtendWith(KafkaExtension.class)
+class KafkaRecordSourceIT {
+
+    @Test
+    void consecutiveRangesGiveExactlyTheirRecords(KafkaBroker kafka) {
+        String topic = kafka.createTopic("source-ranges", 2);
+        Random random = new Random(5);
+        String json = TestConfigs.orders("it/source", kafka.bootstrapServers(), topic, "127.0.0.1:1", "dc", "k", "t");
+        KafkaRecordSource source = new KafkaRecordSource(JobConfigs.parse(json).source(),
+                new PartitionAssignment(List.of(topic), 1, 0), () -> false);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producerProperties(
+                Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "source-" + topic)))) {
+            producer.initTransactions();
+            Map<Integer, Long> read = new TreeMap<>(Map.of(0, 0L, 1, 0L)); // where the next range of each partition starts
+            int ranges = 0;
+            int replays = 0;
+            for (int round = 0; round < 12; round++) {
+                int count = 200 + random.nextInt(4000);
+                producer.beginTransaction();
+                for (int i = 0; i < count; i++) {
+                    producer.send(new ProducerRecord<>(topic, i % 2, null, "r" + round + "-" + i));
+                }
+                if (round % 4 == 3) {
+                    producer.abortTransaction(); // offsets without records, and a marker
+                } else {
+                    producer.commitTransaction();
+                }
+                List<ConsumerRecord<String, String>> committed = kafka.readAll(topic, "read_committed");
+                Map<Integer, Long> ends = new TreeMap<>();
+                source.offsets().forEach((key, o) -> ends.put(TopicPartitionKey.parse(key).partition(), o.latest()));
+                // Read up to the end in ranges of random sizes, small and larger than a fetch.
+                for (int p : read.keySet()) {
+                    while (read.get(p) < ends.get(p)) {
+                        long start = read.get(p);
+                        long end = Math.min(ends.get(p), start + 1 + random.nextInt(random.nextBoolean() ? 50 : 3000));
+                        assertThat(readRange(source, topic, p, start, end)).as("partition %d [%d, %d)", p, start, end)
+                                .isEqualTo(expected(committed, p, start, end));
+                        read.put(p, end);
+                        ranges++;
+                    }
+                }
+                if (round % 3 == 1) { // a replay: an earlier range again, then on from where reading was
+                    long start = random.nextInt((int) Math.max(1, read.get(0) / 2));
+                    long end = start + 1 + random.nextInt(500);
+                    assertThat(readRange(source, topic, 0, start, end)).isEqualTo(expected(committed, 0, start, end));
+                    replays++;
+                }
+            }
+            assertThat(ranges).as("ranges read").isGreaterThan(40);
+            assertThat(replays).isEqualTo(4);
+        } finally {
+            source.close();
+        }
+    }
+
+    private static List<String> readRange(KafkaRecordSource source, String topic, int partition, long start, long end) {
+        List<String> out = new ArrayList<>();
+        source.read(Map.of(TopicPartitionKey.of(topic, partition), new PartitionRange(start, end, 0)),
+                r -> out.add(r.partition() + "@" + r.offset() + "=" + new String(r.value(), StandardCharsets.UTF_8)));
+        return out;
+    }
+
+    private static List<String> expected(List<ConsumerRecord<String, String>> committed, int partition, long start, long end) {
+        return committed.stream().filter(r -> r.partition() == partition && r.offset() >= start && r.offset() < end)
+                .map(r -> r.partition() + "@" + r.offset() + "=" + r.value()).toList();
+    }
+}
