@@ -8,6 +8,8 @@
 # Usage: deploy/local/benchmark.sh [--pin] [--records 200000] [--rounds 2] [--latency-seconds 20]
 #        deploy/local/benchmark.sh --decoding-only 200000   (filter+map on one thread: JSON decoded
 #          only where the job's expressions read it / whole; no services needed)
+#        deploy/local/benchmark.sh --worker-process 3 [--records 200000]   (the packaged worker as a
+#          whole process, availableNow: its fixed costs at start and at exit, median of 3 runs)
 #   --pin  give Cassandra the last CPU to itself and run Kafka and the benchmark JVM on the
 #          others (taskset), for both the raw loader and the engine: the ratio then measures
 #          the engine's own cost instead of its contention with a co-located node.
@@ -52,7 +54,9 @@ if $pin; then
 fi
 
 echo "[bench] compiling"
-mvn -B -q -Dstyle.color=never test-compile dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
+goal=test-compile
+[[ " $* " == *" --worker-process "* ]] && goal="package -DskipTests" # runs the packaged worker
+mvn -B -q -Dstyle.color=never $goal dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
   -Dmdep.includeScope=test > target/bench-build.log 2>&1 || { cat target/bench-build.log; exit 1; }
 # Where the test stack's services listen (its own address, see test.env), as the services say.
 if [ ${#services[@]} -gt 0 ]; then

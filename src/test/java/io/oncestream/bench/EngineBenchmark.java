@@ -99,7 +99,11 @@ public final class EngineBenchmark {
                 Integer.parseInt(a.getOrDefault("records", "200000")), Integer.parseInt(a.getOrDefault("rounds", "2")),
                 Files.createTempDirectory("oncestream-bench"));
         try {
-            b.run(Double.parseDouble(a.getOrDefault("latency-seconds", "20")));
+            if (a.containsKey("worker-process")) {
+                b.workerProcess(Integer.parseInt(a.get("worker-process")));
+            } else {
+                b.run(Double.parseDouble(a.getOrDefault("latency-seconds", "20")));
+            }
         } finally {
             b.session.close();
         }
@@ -164,6 +168,73 @@ public final class EngineBenchmark {
         System.out.printf("  wide latency at %,.0f rec/s (50%% max) : p50 %.0f ms, p99 %.0f ms, max %.0f ms over %,d records%n",
                 maxRate / 2, half[0], half[1], half[2], (long) half[3]);
         System.out.println("  (latency: Kafka record timestamp to Cassandra's acknowledgement of the last write of its batch)");
+    }
+
+    /**
+     * The packaged worker as its image runs it ({@code java -jar quarkus-run.jar worker}), as a
+     * whole process, {@code availableNow} over the benchmark's records into the wide table:
+     * the fixed costs around the batches (process start to its first batch's start, its last
+     * commit to the process's exit) and rows/s from process start to exit, median of {@code runs}.
+     */
+    private void workerProcess(int runs) throws Exception {
+        Path jar = Path.of("target/quarkus-app/quarkus-run.jar");
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException(jar + " is missing: build the worker first (mvn package -DskipTests)");
+        }
+        session.execute("DROP KEYSPACE IF EXISTS " + keyspace);
+        session.execute("CREATE KEYSPACE " + keyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+        String topic = "bench-process-" + System.currentTimeMillis();
+        createTopic(topic, 3);
+        log("producing %,d records to %s", records, topic);
+        produce(topic, records);
+        java.util.regex.Pattern commit = java.util.regex.Pattern.compile("^(\\S+)Z .*batch (\\d+) committed: .* in (\\d+) ms .*");
+        List<double[]> results = new ArrayList<>(); // {start to first batch, last commit to exit, whole, rows/s}
+        for (int run = 1; run <= runs; run++) {
+            String table = "wide_process_" + run;
+            createTable(table);
+            Path dir = Files.createDirectories(work.resolve(table));
+            Path job = Files.writeString(dir.resolve("job.json"), config(topic, table, 50_000, true));
+            Path output = dir.resolve("worker.log");
+            long started = System.currentTimeMillis();
+            Process worker = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+                    "-jar", jar.toString(), "worker", "--config", job.toString(), "--checkpoint", dir.resolve("checkpoint").toString(),
+                    "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0")
+                    .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+            int exit = worker.waitFor();
+            long ended = System.currentTimeMillis();
+            List<String> lines = Files.readAllLines(output);
+            if (exit != 0) {
+                throw new IllegalStateException("worker exited with " + exit + ":\n" + String.join("\n", lines));
+            }
+            long firstStart = -1;
+            long lastCommit = -1;
+            for (String line : lines) {
+                java.util.regex.Matcher m = commit.matcher(line);
+                if (m.matches()) {
+                    long at = java.time.LocalDateTime.parse(m.group(1)).atZone(java.time.ZoneId.systemDefault()).toInstant().toEpochMilli();
+                    if (firstStart < 0) {
+                        firstStart = at - Long.parseLong(m.group(3));
+                    }
+                    lastCommit = at;
+                }
+            }
+            if (firstStart < 0) {
+                throw new IllegalStateException("the worker committed no batch:\n" + String.join("\n", lines));
+            }
+            double[] r = {firstStart - started, ended - lastCommit, ended - started, records / ((ended - started) / 1000.0)};
+            results.add(r);
+            log("run %d: process start to first batch %.0f ms, last commit to exit %.0f ms, whole process %.0f ms (%,.0f rows/s)",
+                    run, r[0], r[1], r[2], r[3]);
+        }
+        System.out.println();
+        System.out.printf("RESULTS (packaged worker, availableNow, %,d records into the wide table, median of %d runs)%n", records, runs);
+        System.out.printf("  process start to its first batch     : %.0f ms%n", medianOf(results, 0));
+        System.out.printf("  last commit to process exit          : %.0f ms%n", medianOf(results, 1));
+        System.out.printf("  whole process                        : %.0f ms (%,.0f rows/s)%n", medianOf(results, 2), medianOf(results, 3));
+    }
+
+    private static double medianOf(List<double[]> results, int column) {
+        return median(results.stream().mapToDouble(r -> r[column]).sorted().toArray());
     }
 
     /** One run: rows/s from its first record to its last acknowledgement, CPU-s per million records, rows/s start to return. */

@@ -79,6 +79,13 @@ public final class CassandraSessions {
                 .withDuration(DefaultDriverOption.RECONNECTION_MAX_DELAY, Duration.ofSeconds(5))
                 .withBoolean(DefaultDriverOption.RECONNECT_ON_INIT, reconnectOnInit)
                 .withInt(DefaultDriverOption.CONNECTION_MAX_REQUESTS, 2048)
+                // Closing waits for event-loop tasks that arrive within a quiet period (2 s by
+                // default); a worker closes its session only when it is done with it.
+                .withInt(DefaultDriverOption.NETTY_IO_SHUTDOWN_QUIET_PERIOD, 0)
+                .withInt(DefaultDriverOption.NETTY_ADMIN_SHUTDOWN_QUIET_PERIOD, 0)
+                // Schema metadata of the job's keyspace only (its table and dead-letter table):
+                // the whole cluster's schema would be fetched at connect time, and kept.
+                .withStringList(DefaultDriverOption.METADATA_SCHEMA_REFRESHED_KEYSPACES, List.of(sink.keyspace()))
                 .build();
         CqlSessionBuilder builder = CqlSession.builder()
                 .withLocalDatacenter(sink.localDatacenter())
