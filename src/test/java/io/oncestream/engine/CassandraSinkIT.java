@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.oncestream.testing.TextEdits;
+import io.oncestream.engine.cassandra.CassandraSessions;
 import io.oncestream.engine.cassandra.CassandraSink;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
@@ -65,6 +66,36 @@ class CassandraSinkIT {
         assertThatThrownBy(() -> open(cassandra, ks, "paid_orders", Map.of("\"order_id\": \"value.id\", ", "")))
                 .isInstanceOf(InvalidConfigException.class)
                 .hasMessage("sink.columns: primary-key column order_id of " + ks + ".paid_orders has no expression");
+    }
+
+    /**
+     * The worker's own session fetches the schema of the job's keyspace only: a keyspace the job
+     * names in mixed case (unquoted CQL, so stored in lower case) is still found, and a missing
+     * one is an error naming the field.
+     */
+    @Test
+    void theWorkersSessionFindsItsKeyspaceAsCqlNamesIt(CassandraNode cassandra) throws BadRowException {
+        String ks = cassandra.createKeyspace("sessionks");
+        cassandra.session().execute(OrderStream.createTable(ks, "paid_orders"));
+        String mixedCase = Character.toUpperCase(ks.charAt(0)) + ks.substring(1, 4).toUpperCase() + ks.substring(4);
+        String contactPoint = cassandra.contactPoint().getHostString() + ":" + cassandra.contactPoint().getPort();
+        for (String keyspace : List.of(ks, mixedCase)) {
+            JobConfig config = JobConfigs.parse(TestConfigs.orders("it/session", "127.0.0.1:1", "t", contactPoint,
+                    cassandra.datacenter(), keyspace, "paid_orders"));
+            try (CqlSession session = CassandraSessions.open(config.sink(), null, null)) {
+                CassandraSink sink = CassandraSink.open(session, config, () -> false);
+                sink.writeAll(List.of(sink.prepare(record(7), Map.of("order_id", "o-" + keyspace, "amount", 1.0, "customer", "c",
+                        "seq", 7L), 1)), QUIET);
+            }
+            assertThat(cassandra.session().execute("SELECT order_id FROM " + ks + ".paid_orders WHERE order_id = 'o-" + keyspace + "'")
+                    .one()).as(keyspace).isNotNull();
+        }
+        JobConfig missing = JobConfigs.parse(TestConfigs.orders("it/session", "127.0.0.1:1", "t", contactPoint,
+                cassandra.datacenter(), "no_such_keyspace", "paid_orders"));
+        try (CqlSession session = CassandraSessions.open(missing.sink(), null, null)) {
+            assertThatThrownBy(() -> CassandraSink.open(session, missing, () -> false)).isInstanceOf(InvalidConfigException.class)
+                    .hasMessage("sink.keyspace: keyspace no_such_keyspace does not exist");
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import com.datastax.oss.driver.api.core.AllNodesFailedException;
+import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.CqlSessionBuilder;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
@@ -84,8 +85,10 @@ public final class CassandraSessions {
                 .withInt(DefaultDriverOption.NETTY_IO_SHUTDOWN_QUIET_PERIOD, 0)
                 .withInt(DefaultDriverOption.NETTY_ADMIN_SHUTDOWN_QUIET_PERIOD, 0)
                 // Schema metadata of the job's keyspace only (its table and dead-letter table):
-                // the whole cluster's schema would be fetched at connect time, and kept.
-                .withStringList(DefaultDriverOption.METADATA_SCHEMA_REFRESHED_KEYSPACES, List.of(sink.keyspace()))
+                // the whole cluster's schema would be fetched at connect time, and kept. The
+                // filter compares stored names, so an unquoted Shop is shop, as in CQL.
+                .withStringList(DefaultDriverOption.METADATA_SCHEMA_REFRESHED_KEYSPACES,
+                        List.of(CqlIdentifier.fromCql(sink.keyspace()).asInternal()))
                 .build();
         CqlSessionBuilder builder = CqlSession.builder()
                 .withLocalDatacenter(sink.localDatacenter())
