@@ -12,6 +12,7 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -111,12 +112,8 @@ public final class EngineBenchmark {
     }
 
     private void run(double latencySeconds) throws Exception {
-        session.execute("DROP KEYSPACE IF EXISTS " + keyspace);
-        session.execute("CREATE KEYSPACE " + keyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
         String topic = "bench-" + System.currentTimeMillis();
-        createTopic(topic, 3);
-        log("producing %,d records to %s", records, topic);
-        List<String> values = produce(topic, records);
+        List<String> values = freshKeyspaceAndTopic(topic);
         int inFlight = JobConfigs.parse(config(topic, "x", 1000, false)).sink().maxInFlight();
         int batchRows = JobConfigs.parse(config(topic, "x", 1000, false)).sink().maxBatchRows();
         log("settings: maxInFlight %d, maxBatchRows %d, maxRecordsPerBatch 50000, rows grouped by customer (%d partitions)",
@@ -181,12 +178,8 @@ public final class EngineBenchmark {
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar + " is missing: build the worker first (mvn package -DskipTests)");
         }
-        session.execute("DROP KEYSPACE IF EXISTS " + keyspace);
-        session.execute("CREATE KEYSPACE " + keyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
         String topic = "bench-process-" + System.currentTimeMillis();
-        createTopic(topic, 3);
-        log("producing %,d records to %s", records, topic);
-        produce(topic, records);
+        freshKeyspaceAndTopic(topic);
         java.util.regex.Pattern commit = java.util.regex.Pattern.compile("^(\\S+)Z .*batch (\\d+) committed: .* in (\\d+) ms .*");
         List<double[]> results = new ArrayList<>(); // {start to first batch, last commit to exit, whole, rows/s}
         for (int run = 1; run <= runs; run++) {
@@ -231,6 +224,15 @@ public final class EngineBenchmark {
         System.out.printf("  process start to its first batch     : %.0f ms%n", medianOf(results, 0));
         System.out.printf("  last commit to process exit          : %.0f ms%n", medianOf(results, 1));
         System.out.printf("  whole process                        : %.0f ms (%,.0f rows/s)%n", medianOf(results, 2), medianOf(results, 3));
+    }
+
+    /** An empty benchmark keyspace, and {@code topic} with three partitions and the benchmark's records; returns their values. */
+    private List<String> freshKeyspaceAndTopic(String topic) throws Exception {
+        session.execute("DROP KEYSPACE IF EXISTS " + keyspace);
+        session.execute("CREATE KEYSPACE " + keyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+        createTopic(topic, 3);
+        log("producing %,d records to %s", records, topic);
+        return produce(topic, records);
     }
 
     private static double medianOf(List<double[]> results, int column) {
@@ -341,7 +343,7 @@ public final class EngineBenchmark {
         }
         Semaphore permits = new Semaphore(inFlight);
         List<CompletableFuture<?>> futures = new ArrayList<>(statements.size());
-        java.util.concurrent.atomic.AtomicLong lastAck = new java.util.concurrent.atomic.AtomicLong();
+        AtomicLong lastAck = new AtomicLong();
         for (Statement<?> s : statements) {
             permits.acquireUninterruptibly();
             futures.add(session.executeAsync(s).toCompletableFuture().whenComplete((r, e) -> {

@@ -13,13 +13,12 @@ import io.oncestream.engine.transform.SourceRecord;
  * Wraps the real sink to measure, for every record, the time from its Kafka timestamp to the
  * moment Cassandra acknowledged the whole batch it was in (an upper bound of its own ack).
  */
-final class LatencySink implements RowSink {
+final class LatencySink extends ForwardingSink {
 
-    private final RowSink delegate;
     private final Recorder recorder;
 
     LatencySink(RowSink delegate, Recorder recorder) {
-        this.delegate = delegate;
+        super(delegate);
         this.recorder = recorder;
     }
 
@@ -29,18 +28,8 @@ final class LatencySink implements RowSink {
     }
 
     @Override
-    public List<String> primaryKeyColumns() {
-        return delegate.primaryKeyColumns();
-    }
-
-    @Override
     public Write prepareDelete(SourceRecord origin, Map<String, Object> key, long timestampMicros) throws BadRowException {
         return new Timed(delegate.prepareDelete(origin, key, timestampMicros), origin.timestampMs());
-    }
-
-    @Override
-    public Write prepareDeadLetter(SourceRecord record, String error, long batchId, long timestampMicros) {
-        return delegate.prepareDeadLetter(record, error, batchId, timestampMicros);
     }
 
     @Override
@@ -60,11 +49,6 @@ final class LatencySink implements RowSink {
 
     /** A write with the Kafka timestamp of its record. */
     private record Timed(Write write, long recordTimestampMs) implements Write {
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 
     /** Latencies in ms. */

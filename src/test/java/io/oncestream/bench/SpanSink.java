@@ -12,7 +12,7 @@ import io.oncestream.engine.transform.SourceRecord;
  * Wraps the real sink to time a run from its first mapped record to its last acknowledged
  * write, the span the raw loader is timed over.
  */
-final class SpanSink implements RowSink {
+final class SpanSink extends ForwardingSink {
 
     /** First record mapped and last write acknowledged, in {@link System#nanoTime()}. */
     static final class Span {
@@ -35,11 +35,10 @@ final class SpanSink implements RowSink {
         }
     }
 
-    private final RowSink delegate;
     private final Span span;
 
     SpanSink(RowSink delegate, Span span) {
-        this.delegate = delegate;
+        super(delegate);
         this.span = span;
     }
 
@@ -50,19 +49,9 @@ final class SpanSink implements RowSink {
     }
 
     @Override
-    public List<String> primaryKeyColumns() {
-        return delegate.primaryKeyColumns();
-    }
-
-    @Override
     public Write prepareDelete(SourceRecord origin, Map<String, Object> key, long timestampMicros) throws BadRowException {
         span.record();
         return delegate.prepareDelete(origin, key, timestampMicros);
-    }
-
-    @Override
-    public Write prepareDeadLetter(SourceRecord record, String error, long batchId, long timestampMicros) {
-        return delegate.prepareDeadLetter(record, error, batchId, timestampMicros);
     }
 
     @Override
@@ -88,10 +77,5 @@ final class SpanSink implements RowSink {
                 listener.acknowledged(count);
             }
         };
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 }

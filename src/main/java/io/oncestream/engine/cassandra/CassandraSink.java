@@ -14,6 +14,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
@@ -52,10 +53,10 @@ public final class CassandraSink implements RowSink {
     private final CqlSession session;
     private final String tableName;
     private final List<ColumnMetadata> columns;
-    private final List<String> partitionKey;
     private final boolean[] primaryKey;
     private final String[] names;
     private final int[] partitionIndexes;
+    private final int[] deletePartitionIndexes;
     private final TypeCodec<Object>[] codecs;
     private final PreparedStatement insert;
     private final PreparedStatement delete;
@@ -71,7 +72,6 @@ public final class CassandraSink implements RowSink {
         this.session = session;
         this.tableName = tableName;
         this.columns = columns;
-        this.partitionKey = partitionKey;
         this.codecs = codecs(session, columns);
         this.primaryKey = new boolean[columns.size()];
         this.names = new String[columns.size()];
@@ -81,6 +81,7 @@ public final class CassandraSink implements RowSink {
         }
         // In the table's partition-key order, as a delete's key is built (every one is mapped: checked in open).
         this.partitionIndexes = partitionKey.stream().mapToInt(k -> Arrays.asList(names).indexOf(k)).toArray();
+        this.deletePartitionIndexes = IntStream.range(0, partitionKey.size()).toArray();
         this.insert = insert;
         this.delete = delete;
         this.primaryKeyColumns = List.copyOf(primaryKeyColumns);
@@ -153,20 +154,21 @@ public final class CassandraSink implements RowSink {
             }
         }
         builder.setLong(columns.size(), timestampMicros);
-        return new CassandraWrite(builder.setIdempotence(true).build(), partitionOf(bound));
+        return new CassandraWrite(builder.setIdempotence(true).build(), partitionOf(bound, partitionIndexes));
     }
 
     /**
-     * What groups rows into one unlogged batch: the partition-key value, or the list of them
-     * (never null: key columns are checked). Dead letters group by a type of their own.
+     * What groups writes into one unlogged batch: the partition-key value at {@code indexes} of
+     * {@code values}, or the list of them (never null: key columns are checked). Dead letters
+     * group by a type of their own.
      */
-    private Object partitionOf(Object[] bound) {
-        if (partitionIndexes.length == 1) {
-            return bound[partitionIndexes[0]];
+    private static Object partitionOf(Object[] values, int[] indexes) {
+        if (indexes.length == 1) {
+            return values[indexes[0]];
         }
-        Object[] key = new Object[partitionIndexes.length];
+        Object[] key = new Object[indexes.length];
         for (int i = 0; i < key.length; i++) {
-            key[i] = bound[partitionIndexes[i]];
+            key[i] = values[indexes[i]];
         }
         return Arrays.asList(key);
     }
@@ -201,8 +203,7 @@ public final class CassandraSink implements RowSink {
             builder.set(i + 1, key[i], session.getContext().getCodecRegistry().codecFor(c.getType()));
         }
         // The primary key starts with the partition key, in its order: the same grouping as an upsert's.
-        Object partition = partitionKey.size() == 1 ? key[0] : Arrays.asList(Arrays.copyOf(key, partitionKey.size()));
-        return new CassandraWrite(builder.setIdempotence(true).build(), partition);
+        return new CassandraWrite(builder.setIdempotence(true).build(), partitionOf(key, deletePartitionIndexes));
     }
 
     @SuppressWarnings("unchecked")

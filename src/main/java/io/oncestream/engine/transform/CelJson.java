@@ -50,11 +50,12 @@ final class CelJson {
         switch (p.currentToken()) {
             case START_OBJECT: {
                 Map<String, Object> map = new LinkedHashMap<>();
+                boolean all = keep == null || keep.whole();
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String name = p.currentName();
                     p.nextToken();
-                    ValuePaths.Node child = keep == null || keep.whole() ? null : keep.child(name);
-                    if (child != null || keep == null || keep.whole()) {
+                    ValuePaths.Node child = all ? null : keep.child(name);
+                    if (all || child != null) {
                         map.put(name, read(p, child));
                     } else {
                         p.skipChildren(); // not read by any expression: tokenized, not built
