@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -20,6 +21,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -137,6 +139,10 @@ public final class KafkaBroker implements AutoCloseable {
     /**
      * Reads every record of the topic's partitions from offset 0 up to their end offsets as
      * the given isolation level sees them ({@code read_committed} ends at the last stable offset).
+     * For {@code read_committed} it first waits until no transaction is open on the topic (the
+     * last stable offset has reached the high watermark): {@code commitTransaction()} returns
+     * before the broker has written the commit markers, so a read right after it could end before
+     * the transaction's records. Callers therefore read only after their transactions have ended.
      */
     public List<ConsumerRecord<String, String>> readAll(String topic, String isolationLevel) {
         List<ConsumerRecord<String, String>> out = new ArrayList<>();
@@ -146,8 +152,9 @@ public final class KafkaBroker implements AutoCloseable {
                     .map(info -> new TopicPartition(topic, info.partition())).toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            Map<TopicPartition, Long> ends = isolationLevel.equals("read_committed")
+                    ? stableEnds(consumer, topic, partitions, deadline) : consumer.endOffsets(partitions);
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("did not reach the end offsets " + ends + " of " + topic + " in 60 s");
@@ -156,6 +163,48 @@ public final class KafkaBroker implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /** The last stable offsets once they have reached the high watermarks: no transaction is open any more. */
+    private Map<TopicPartition, Long> stableEnds(KafkaConsumer<?, ?> consumer, String topic, List<TopicPartition> partitions,
+            long deadline) {
+        while (true) {
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            Map<TopicPartition, Long> highWatermarks = highWatermarks(partitions);
+            if (ends.equals(highWatermarks)) {
+                return ends;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("a transaction stayed open on " + topic + " for 60 s: last stable offsets "
+                        + ends + ", high watermarks " + highWatermarks);
+            }
+            sleep(50);
+        }
+    }
+
+    private Map<TopicPartition, Long> highWatermarks(List<TopicPartition> partitions) {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        partitions.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
+        try {
+            Map<TopicPartition, Long> out = new HashMap<>();
+            admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED)).all().get()
+                    .forEach((tp, info) -> out.put(tp, info.offset()));
+            return out;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("could not list the high watermarks of " + partitions, e.getCause());
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     @Override
