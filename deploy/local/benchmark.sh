@@ -8,6 +8,8 @@
 # Usage: deploy/local/benchmark.sh [--pin] [--records 200000] [--rounds 2] [--latency-seconds 20]
 #        deploy/local/benchmark.sh --decoding-only 200000   (filter+map on one thread: JSON decoded
 #          only where the job's expressions read it / whole; no services needed)
+#        deploy/local/benchmark.sh --latency-at 14000 [--latency-seconds 20]   (latency alone at that rate,
+#          after a warm-up run; prints where the time goes and the benchmark JVM's GC pauses)
 #        deploy/local/benchmark.sh --worker-process 3 [--records 200000]   (the packaged worker as a
 #          whole process, availableNow: its fixed costs at start and at exit, median of 3 runs)
 #   --pin  give Cassandra the last CPU to itself and run Kafka and the benchmark JVM on the
@@ -64,4 +66,5 @@ if [ ${#services[@]} -gt 0 ]; then
 fi
 ${launcher[@]+"${launcher[@]}"} java -Xmx2g ${BENCH_JAVA_OPTS:-} -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
   -Djava.util.logging.config.file=/dev/null io.oncestream.bench.EngineBenchmark \
-  --kafka "${KAFKA_BOOTSTRAP:-none}" --cassandra "${CASSANDRA_CONTACT_POINT:-none}" --datacenter "${CASSANDRA_DATACENTER:-none}" ${args[@]+"${args[@]}"}
+  --kafka "${KAFKA_BOOTSTRAP:-none}" --cassandra "${CASSANDRA_CONTACT_POINT:-none}" --datacenter "${CASSANDRA_DATACENTER:-none}" \
+  --cassandra-gc-log "$ONCESTREAM_LOCAL_DIR/cassandra/logs/gc.log" ${args[@]+"${args[@]}"}

@@ -101,7 +101,9 @@ start() {
   : > "$logfile"
   log "starting on $STACK_IP:$port (cluster '$(cluster_name)', data $data, heap $heap)"
   # The --add-exports/--add-opens flags are those of Cassandra's own jvm17-server.options.
+  # GC pauses go to logs/gc.log (two files of 10 MB at most), as Cassandra's own scripts log them.
   start_daemon "$pidfile" "$logfile" java -Xms"$heap" -Xmx"$heap" -Xss512k -XX:+UseG1GC \
+    -Xlog:gc=info:file="$data/logs/gc.log":time,uptime:filecount=2,filesize=10m \
     -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
     -Dcassandra.config="file://$data/conf/cassandra.yaml" \
     -Dcassandra.storagedir="$data" -Dcassandra.logdir="$data/logs" \

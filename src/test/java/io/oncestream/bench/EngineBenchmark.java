@@ -68,6 +68,8 @@ public final class EngineBenchmark {
     private final Path work;
     private final CqlSession session;
     private final String keyspace = "oncestream_bench";
+    /** Where the Cassandra node logs its GC pauses ({@code --cassandra-gc-log}), or null. */
+    private Path cassandraGcLog;
 
     private EngineBenchmark(String bootstrap, String contactPoint, String datacenter, int records, int rounds, Path work) {
         this.bootstrap = bootstrap;
@@ -99,9 +101,12 @@ public final class EngineBenchmark {
                 a.getOrDefault("cassandra", "127.0.0.1:19042"), a.getOrDefault("datacenter", "datacenter1"),
                 Integer.parseInt(a.getOrDefault("records", "200000")), Integer.parseInt(a.getOrDefault("rounds", "2")),
                 Files.createTempDirectory("oncestream-bench"));
+        b.cassandraGcLog = a.containsKey("cassandra-gc-log") ? Path.of(a.get("cassandra-gc-log")) : null;
         try {
             if (a.containsKey("worker-process")) {
                 b.workerProcess(Integer.parseInt(a.get("worker-process")));
+            } else if (a.containsKey("latency-at")) {
+                b.latencyOnly(Double.parseDouble(a.get("latency-at")), Double.parseDouble(a.getOrDefault("latency-seconds", "20")));
             } else {
                 b.run(Double.parseDouble(a.getOrDefault("latency-seconds", "20")));
             }
@@ -224,6 +229,22 @@ public final class EngineBenchmark {
         System.out.printf("  process start to its first batch     : %.0f ms%n", medianOf(results, 0));
         System.out.printf("  last commit to process exit          : %.0f ms%n", medianOf(results, 1));
         System.out.printf("  whole process                        : %.0f ms (%,.0f rows/s)%n", medianOf(results, 2), medianOf(results, 3));
+    }
+
+    /**
+     * Latency alone, at a given rate (records/s) on the wide table, after a warm-up run of the
+     * engine over the benchmark's records; prints where the time goes (before a record's batch
+     * starts writing / writing it) and the benchmark JVM's GC pauses during the run.
+     */
+    private void latencyOnly(double rate, double seconds) throws Exception {
+        String topic = "bench-latency-" + System.currentTimeMillis();
+        freshKeyspaceAndTopic(topic);
+        engineRun(topic, "warmup", true, records);
+        double[] l = latencyRun(topic + "-latency", rate, seconds);
+        System.out.println();
+        System.out.printf("RESULTS (latency alone at %,.0f rec/s for %.0f s, wide table)%n", rate, seconds);
+        System.out.printf("  wide latency at %,.0f rec/s : p50 %.0f ms, p99 %.0f ms, max %.0f ms over %,d records%n",
+                rate, l[0], l[1], l[2], (long) l[3]);
     }
 
     /** An empty benchmark keyspace, and {@code topic} with three partitions and the benchmark's records; returns their values. */
@@ -389,6 +410,13 @@ public final class EngineBenchmark {
 
     // ---- latency: producer at a fixed rate, engine running continuously ----
 
+    /**
+     * Seconds of producing at the rate before records are measured: the first seconds of a run
+     * measure its start (a new table's first writes and prepared statement, the producer's
+     * first sends), not the sustained rate the targets are about.
+     */
+    private static final int LATENCY_WARMUP_SECONDS = 5;
+
     private double[] latencyRun(String topic, double rate, double seconds) throws Exception {
         createTopic(topic, 3);
         String table = topic.endsWith("-quarter") ? "wide_latency_quarter" : "wide_latency";
@@ -400,14 +428,23 @@ public final class EngineBenchmark {
             Thread runner = new Thread(engine.engine::run, "bench-engine");
             runner.start();
             Thread.sleep(2000);
-            log("latency: producing at %,.0f records/s for %.0f s", rate, seconds);
-            long produced = produceAtRate(topic, rate, seconds);
+            log("latency: producing at %,.0f records/s for %d + %.0f s, measuring records produced after the first %d s",
+                    rate, LATENCY_WARMUP_SECONDS, seconds, LATENCY_WARMUP_SECONDS);
+            long measureFrom = System.currentTimeMillis() + LATENCY_WARMUP_SECONDS * 1000L;
+            recorder.measureFrom(measureFrom);
+            GcPauses gc = new GcPauses(measureFrom);
+            long produced = produceAtRate(topic, rate, LATENCY_WARMUP_SECONDS + seconds);
             long deadline = System.currentTimeMillis() + 60_000;
             while (engine.progress.snapshot().totals().written() < produced && System.currentTimeMillis() < deadline) {
                 Thread.sleep(50);
             }
             stop.set(true);
             runner.join(30_000);
+            log("latency at %,.0f rec/s: %s", rate, recorder.breakdown());
+            log("latency at %,.0f rec/s: the benchmark JVM's collections (engine and producer): %s", rate, gc.summary());
+            log("latency at %,.0f rec/s: Cassandra's GC pauses: %s", rate,
+                    GcPauses.loggedPauses(cassandraGcLog, measureFrom, System.currentTimeMillis()));
+            gc.close();
         }
         return recorder.summary();
     }

@@ -38,11 +38,13 @@ final class LatencySink extends ForwardingSink {
         for (Write w : writes) {
             inner.add(w instanceof Timed t ? t.write() : w);
         }
+        long writing = System.currentTimeMillis();
         delegate.writeAll(inner, listener);
         long now = System.currentTimeMillis();
+        recorder.batch(writing, now - writing);
         for (Write w : writes) {
             if (w instanceof Timed t) {
-                recorder.add(now - t.recordTimestampMs());
+                recorder.add(t.recordTimestampMs(), now - t.recordTimestampMs(), writing - t.recordTimestampMs());
             }
         }
     }
@@ -51,12 +53,53 @@ final class LatencySink extends ForwardingSink {
     private record Timed(Write write, long recordTimestampMs) implements Write {
     }
 
-    /** Latencies in ms. */
+    /**
+     * Latencies in ms: per record the whole and the part before its batch started writing, per
+     * batch its writing; only of records with a Kafka timestamp from {@link #measureFrom} on and
+     * of batches that started writing from then on.
+     */
     static final class Recorder {
+        private final Series total = new Series();
+        private final Series beforeWriting = new Series();
+        private final Series batchWriting = new Series();
+        private long fromMs = Long.MIN_VALUE;
+
+        synchronized void measureFrom(long epochMs) {
+            fromMs = epochMs;
+        }
+
+        synchronized void add(long recordTimestampMs, long totalMs, long beforeWritingMs) {
+            if (recordTimestampMs >= fromMs) {
+                total.add(totalMs);
+                beforeWriting.add(beforeWritingMs);
+            }
+        }
+
+        synchronized void batch(long startedMs, long writingMs) {
+            if (startedMs >= fromMs) {
+                batchWriting.add(writingMs);
+            }
+        }
+
+        /** {p50, p99, max, count} of the whole latency. */
+        synchronized double[] summary() {
+            return total.summary();
+        }
+
+        /** Where the time went: a line for the log. */
+        synchronized String breakdown() {
+            double[] b = beforeWriting.summary();
+            double[] w = batchWriting.summary();
+            return String.format("per record, until its batch starts writing: p50 %.0f ms, p99 %.0f ms, max %.0f ms;"
+                    + " per batch, writing: p50 %.0f ms, p99 %.0f ms, max %.0f ms over %,d batches", b[0], b[1], b[2], w[0], w[1], w[2], (long) w[3]);
+        }
+    }
+
+    private static final class Series {
         private long[] values = new long[1 << 16];
         private int size;
 
-        synchronized void add(long ms) {
+        void add(long ms) {
             if (size == values.length) {
                 values = Arrays.copyOf(values, size * 2);
             }
@@ -64,7 +107,7 @@ final class LatencySink extends ForwardingSink {
         }
 
         /** {p50, p99, max, count}. */
-        synchronized double[] summary() {
+        double[] summary() {
             if (size == 0) {
                 return new double[] {0, 0, 0, 0};
             }
