@@ -70,6 +70,10 @@ public final class EngineBenchmark {
     private final String keyspace = "oncestream_bench";
     /** Where the Cassandra node logs its GC pauses ({@code --cassandra-gc-log}), or null. */
     private Path cassandraGcLog;
+    /** The fraction of produced records that pass the filter ({@code --passing}, worker-process mode; 1 elsewhere). */
+    private double passing = 1.0;
+    /** How many of the records {@link #produce} made pass the filter. */
+    private int passingRecords;
 
     private EngineBenchmark(String bootstrap, String contactPoint, String datacenter, int records, int rounds, Path work) {
         this.bootstrap = bootstrap;
@@ -104,6 +108,7 @@ public final class EngineBenchmark {
         b.cassandraGcLog = a.containsKey("cassandra-gc-log") ? Path.of(a.get("cassandra-gc-log")) : null;
         try {
             if (a.containsKey("worker-process")) {
+                b.passing = Double.parseDouble(a.getOrDefault("passing", "1"));
                 b.workerProcess(Integer.parseInt(a.get("worker-process")));
             } else if (a.containsKey("latency-at")) {
                 b.latencyOnly(Double.parseDouble(a.get("latency-at")), Double.parseDouble(a.getOrDefault("latency-seconds", "20")));
@@ -176,7 +181,8 @@ public final class EngineBenchmark {
      * The packaged worker as its image runs it ({@code java -jar quarkus-run.jar worker}), as a
      * whole process, {@code availableNow} over the benchmark's records into the wide table:
      * the fixed costs around the batches (process start to its first batch's start, its last
-     * commit to the process's exit) and rows/s from process start to exit, median of {@code runs}.
+     * commit to the process's exit), rows/s from process start to exit, and the worker JVM's CPU
+     * time (user + system) per million input records, medians of {@code runs}.
      */
     private void workerProcess(int runs) throws Exception {
         Path jar = Path.of("target/quarkus-app/quarkus-run.jar");
@@ -185,7 +191,8 @@ public final class EngineBenchmark {
         }
         String topic = "bench-process-" + System.currentTimeMillis();
         freshKeyspaceAndTopic(topic);
-        java.util.regex.Pattern commit = java.util.regex.Pattern.compile("^(\\S+)Z .*batch (\\d+) committed: .* in (\\d+) ms .*");
+        java.util.regex.Pattern commit = java.util.regex.Pattern.compile(
+                "^(\\S+)Z .*batch (\\d+) committed: .* written (\\d+), .* in (\\d+) ms .*");
         List<double[]> results = new ArrayList<>(); // {start to first batch, last commit to exit, whole, rows/s}
         for (int run = 1; run <= runs; run++) {
             String table = "wide_process_" + run;
@@ -194,10 +201,15 @@ public final class EngineBenchmark {
             Path job = Files.writeString(dir.resolve("job.json"), config(topic, table, 50_000, true));
             Path output = dir.resolve("worker.log");
             long started = System.currentTimeMillis();
-            Process worker = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+            Path times = dir.resolve("cpu-times.txt");
+            // Run by sh, whose "times" prints the CPU time its children used (user, system): the whole worker JVM's.
+            ProcessBuilder command = new ProcessBuilder("sh", "-c", "\"$@\"; status=$?; times > \"$CPU_TIMES\"; exit $status", "sh",
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
                     "-jar", jar.toString(), "worker", "--config", job.toString(), "--checkpoint", dir.resolve("checkpoint").toString(),
                     "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0")
-                    .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+                    .redirectErrorStream(true).redirectOutput(output.toFile());
+            command.environment().put("CPU_TIMES", times.toString());
+            Process worker = command.start();
             int exit = worker.waitFor();
             long ended = System.currentTimeMillis();
             List<String> lines = Files.readAllLines(output);
@@ -206,29 +218,49 @@ public final class EngineBenchmark {
             }
             long firstStart = -1;
             long lastCommit = -1;
+            long written = 0;
             for (String line : lines) {
                 java.util.regex.Matcher m = commit.matcher(line);
                 if (m.matches()) {
                     long at = java.time.LocalDateTime.parse(m.group(1)).atZone(java.time.ZoneId.systemDefault()).toInstant().toEpochMilli();
                     if (firstStart < 0) {
-                        firstStart = at - Long.parseLong(m.group(3));
+                        firstStart = at - Long.parseLong(m.group(4));
                     }
                     lastCommit = at;
+                    written += Long.parseLong(m.group(3));
                 }
             }
             if (firstStart < 0) {
                 throw new IllegalStateException("the worker committed no batch:\n" + String.join("\n", lines));
             }
-            double[] r = {firstStart - started, ended - lastCommit, ended - started, records / ((ended - started) / 1000.0)};
+            if (written != passingRecords) {
+                throw new IllegalStateException("the worker wrote " + written + " rows, expected " + passingRecords);
+            }
+            double cpuSeconds = childCpuSeconds(times);
+            double[] r = {firstStart - started, ended - lastCommit, ended - started, written / ((ended - started) / 1000.0),
+                cpuSeconds / records * 1e6};
             results.add(r);
-            log("run %d: process start to first batch %.0f ms, last commit to exit %.0f ms, whole process %.0f ms (%,.0f rows/s)",
-                    run, r[0], r[1], r[2], r[3]);
+            log("run %d: process start to first batch %.0f ms, last commit to exit %.0f ms, whole process %.0f ms (%,.0f rows/s),"
+                    + " %.1f CPU-s per million input records (%.1f CPU-s)", run, r[0], r[1], r[2], r[3], r[4], cpuSeconds);
         }
         System.out.println();
-        System.out.printf("RESULTS (packaged worker, availableNow, %,d records into the wide table, median of %d runs)%n", records, runs);
+        System.out.printf("RESULTS (packaged worker, availableNow, %,d records of which %,d pass the filter, into the wide table,"
+                + " median of %d runs)%n", records, passingRecords, runs);
         System.out.printf("  process start to its first batch     : %.0f ms%n", medianOf(results, 0));
         System.out.printf("  last commit to process exit          : %.0f ms%n", medianOf(results, 1));
         System.out.printf("  whole process                        : %.0f ms (%,.0f rows/s)%n", medianOf(results, 2), medianOf(results, 3));
+        System.out.printf("  worker JVM CPU per million records   : %.1f CPU-s (user + system, the whole process)%n", medianOf(results, 4));
+    }
+
+    /** User + system seconds of the children, from the second line of sh's "times" ("0m9.120000s 0m0.410000s"). */
+    private static double childCpuSeconds(Path times) throws java.io.IOException {
+        List<String> lines = Files.readAllLines(times);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)m([\\d.]+)s\\s+(\\d+)m([\\d.]+)s").matcher(lines.get(1));
+        if (!m.matches()) {
+            throw new IllegalStateException("unexpected output of times in " + times + ": " + lines);
+        }
+        return Integer.parseInt(m.group(1)) * 60 + Double.parseDouble(m.group(2)) + Integer.parseInt(m.group(3)) * 60
+                + Double.parseDouble(m.group(4));
     }
 
     /**
@@ -547,14 +579,16 @@ public final class EngineBenchmark {
     private List<String> produce(String topic, int count) {
         Random random = new Random(1);
         List<String> values = new ArrayList<>(count);
+        passingRecords = 0;
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(20))) {
             for (int i = 0; i < count; i++) {
-                String v = Row.json(random, i);
+                String v = Row.json(random, i, passing >= 1 || random.nextDouble() < passing);
                 values.add(v);
                 producer.send(new ProducerRecord<>(topic, Row.parse(v)[1], v));
             }
             producer.flush();
         }
+        passingRecords = (int) values.stream().filter(Row::passes).count();
         return values;
     }
 
@@ -588,9 +622,24 @@ public final class EngineBenchmark {
     /** The benchmark's records: every one passes the filter, so rows = records. */
     static final class Row {
         static String json(Random random, long seq) {
-            return "{\"id\": \"ord-" + seq + "\", \"status\": \"PAID\", \"amount\": " + (101 + random.nextInt(9000) / 100.0)
+            return json(random, seq, true);
+        }
+
+        /**
+         * An order that passes the benchmark's filter ({@code status == 'PAID' && amount > 100.0})
+         * or, half and half, fails it by its status or by its amount.
+         */
+        static String json(Random random, long seq, boolean passes) {
+            boolean paid = passes || random.nextBoolean();
+            double amount = passes || !paid ? 101 + random.nextInt(9000) / 100.0 : 1 + random.nextInt(9900) / 100.0;
+            return "{\"id\": \"ord-" + seq + "\", \"status\": \"" + (paid ? "PAID" : "PENDING") + "\", \"amount\": " + amount
                     + ", \"customer\": \"cust-" + random.nextInt(2000) + "\", \"seq\": " + seq
                     + ", \"note\": \"benchmark order with a little padding to reach about 150 bytes\"}";
+        }
+
+        /** Whether the order passes the benchmark's filter, decided the raw loader's way. */
+        static boolean passes(String json) {
+            return json.contains("\"status\": \"PAID\"") && Double.parseDouble(field(json, "amount")) > 100.0;
         }
 
         /** {customer, id, amount, seq} without a JSON library: the raw loader's own parsing. */
