@@ -10,8 +10,9 @@
 #          only where the job's expressions read it / whole; no services needed)
 #        deploy/local/benchmark.sh --latency-at 14000 [--latency-seconds 20]   (latency alone at that rate,
 #          after a warm-up run; prints where the time goes and the benchmark JVM's GC pauses)
-#        deploy/local/benchmark.sh --worker-process 3 [--records 200000] [--passing 0.3]   (the packaged worker as a
-#          whole process, availableNow: its fixed costs at start and at exit and its CPU per record, median of 3 runs)
+#        deploy/local/benchmark.sh --worker-process 3 [--records 200000] [--passing 0.3] [--worker-java-options "|-XX:A"]   (the packaged worker as a
+#          whole process, availableNow: its fixed costs at start and at exit and its CPU per record, median of 3 runs;
+#          with --worker-java-options, each run once per set of JVM options, sets separated by |)
 #   --pin  give Cassandra the last CPU to itself and run Kafka and the benchmark JVM on the
 #          others (taskset), for both the raw loader and the engine: the ratio then measures
 #          the engine's own cost instead of its contention with a co-located node.

@@ -72,6 +72,11 @@ public final class EngineBenchmark {
     private Path cassandraGcLog;
     /** The fraction of produced records that pass the filter ({@code --passing}, worker-process mode; 1 elsewhere). */
     private double passing = 1.0;
+    /**
+     * Sets of JVM options for the packaged worker, each run with each set in turn
+     * ({@code --worker-java-options "-XX:A|-XX:B"}, {@code |} between sets; worker-process mode).
+     */
+    private List<String> workerJavaOptions = List.of("");
     /** How many of the records {@link #produce} made pass the filter. */
     private int passingRecords;
 
@@ -109,6 +114,7 @@ public final class EngineBenchmark {
         try {
             if (a.containsKey("worker-process")) {
                 b.passing = Double.parseDouble(a.getOrDefault("passing", "1"));
+                b.workerJavaOptions = List.of(a.getOrDefault("worker-java-options", "").split("\\|", -1));
                 b.workerProcess(Integer.parseInt(a.get("worker-process")));
             } else if (a.containsKey("latency-at")) {
                 b.latencyOnly(Double.parseDouble(a.get("latency-at")), Double.parseDouble(a.getOrDefault("latency-seconds", "20")));
@@ -191,65 +197,81 @@ public final class EngineBenchmark {
         }
         String topic = "bench-process-" + System.currentTimeMillis();
         freshKeyspaceAndTopic(topic);
-        java.util.regex.Pattern commit = java.util.regex.Pattern.compile(
-                "^(\\S+)Z .*batch (\\d+) committed: .* written (\\d+), .* in (\\d+) ms .*");
-        List<double[]> results = new ArrayList<>(); // {start to first batch, last commit to exit, whole, rows/s}
+        List<List<double[]>> results = new ArrayList<>(); // per set of options: {start to first batch, last commit to exit, whole, rows/s, CPU-s/M}
+        workerJavaOptions.forEach(o -> results.add(new ArrayList<>()));
         for (int run = 1; run <= runs; run++) {
-            String table = "wide_process_" + run;
-            createTable(table);
-            Path dir = Files.createDirectories(work.resolve(table));
-            Path job = Files.writeString(dir.resolve("job.json"), config(topic, table, 50_000, true));
-            Path output = dir.resolve("worker.log");
-            long started = System.currentTimeMillis();
-            Path times = dir.resolve("cpu-times.txt");
-            // Run by sh, whose "times" prints the CPU time its children used (user, system): the whole worker JVM's.
-            ProcessBuilder command = new ProcessBuilder("sh", "-c", "\"$@\"; status=$?; times > \"$CPU_TIMES\"; exit $status", "sh",
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-                    "-jar", jar.toString(), "worker", "--config", job.toString(), "--checkpoint", dir.resolve("checkpoint").toString(),
-                    "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0")
-                    .redirectErrorStream(true).redirectOutput(output.toFile());
-            command.environment().put("CPU_TIMES", times.toString());
-            Process worker = command.start();
-            int exit = worker.waitFor();
-            long ended = System.currentTimeMillis();
-            List<String> lines = Files.readAllLines(output);
-            if (exit != 0) {
-                throw new IllegalStateException("worker exited with " + exit + ":\n" + String.join("\n", lines));
+            for (int set = 0; set < workerJavaOptions.size(); set++) { // side by side: each set of options once per round
+                String options = workerJavaOptions.get(set).trim();
+                double[] r = workerRun(jar, topic, "wide_process_" + run + "_" + set, options);
+                results.get(set).add(r);
+                log("run %d, JVM options [-Xmx512m %s]: process start to first batch %.0f ms, last commit to exit %.0f ms,"
+                        + " whole process %.0f ms (%,.0f rows/s), %.1f CPU-s per million input records", run, options, r[0], r[1], r[2],
+                        r[3], r[4]);
             }
-            long firstStart = -1;
-            long lastCommit = -1;
-            long written = 0;
-            for (String line : lines) {
-                java.util.regex.Matcher m = commit.matcher(line);
-                if (m.matches()) {
-                    long at = java.time.LocalDateTime.parse(m.group(1)).atZone(java.time.ZoneId.systemDefault()).toInstant().toEpochMilli();
-                    if (firstStart < 0) {
-                        firstStart = at - Long.parseLong(m.group(4));
-                    }
-                    lastCommit = at;
-                    written += Long.parseLong(m.group(3));
-                }
-            }
-            if (firstStart < 0) {
-                throw new IllegalStateException("the worker committed no batch:\n" + String.join("\n", lines));
-            }
-            if (written != passingRecords) {
-                throw new IllegalStateException("the worker wrote " + written + " rows, expected " + passingRecords);
-            }
-            double cpuSeconds = childCpuSeconds(times);
-            double[] r = {firstStart - started, ended - lastCommit, ended - started, written / ((ended - started) / 1000.0),
-                cpuSeconds / records * 1e6};
-            results.add(r);
-            log("run %d: process start to first batch %.0f ms, last commit to exit %.0f ms, whole process %.0f ms (%,.0f rows/s),"
-                    + " %.1f CPU-s per million input records (%.1f CPU-s)", run, r[0], r[1], r[2], r[3], r[4], cpuSeconds);
         }
         System.out.println();
         System.out.printf("RESULTS (packaged worker, availableNow, %,d records of which %,d pass the filter, into the wide table,"
                 + " median of %d runs)%n", records, passingRecords, runs);
-        System.out.printf("  process start to its first batch     : %.0f ms%n", medianOf(results, 0));
-        System.out.printf("  last commit to process exit          : %.0f ms%n", medianOf(results, 1));
-        System.out.printf("  whole process                        : %.0f ms (%,.0f rows/s)%n", medianOf(results, 2), medianOf(results, 3));
-        System.out.printf("  worker JVM CPU per million records   : %.1f CPU-s (user + system, the whole process)%n", medianOf(results, 4));
+        for (int set = 0; set < workerJavaOptions.size(); set++) {
+            List<double[]> r = results.get(set);
+            System.out.printf("  JVM options [-Xmx512m %s]%n", workerJavaOptions.get(set).trim());
+            System.out.printf("    process start to its first batch   : %.0f ms%n", medianOf(r, 0));
+            System.out.printf("    last commit to process exit        : %.0f ms%n", medianOf(r, 1));
+            System.out.printf("    whole process                      : %.0f ms (%,.0f rows/s)%n", medianOf(r, 2), medianOf(r, 3));
+            System.out.printf("    worker JVM CPU per million records : %.1f CPU-s (user + system, the whole process, per input record)%n",
+                    medianOf(r, 4));
+        }
+    }
+
+    /** One run of the packaged worker into a new table: {start to first batch, last commit to exit, whole, rows/s, CPU-s/M}. */
+    private double[] workerRun(Path jar, String topic, String table, String options) throws Exception {
+        createTable(table);
+        Path dir = Files.createDirectories(work.resolve(table));
+        Path job = Files.writeString(dir.resolve("job.json"), config(topic, table, 50_000, true));
+        Path output = dir.resolve("worker.log");
+        Path times = dir.resolve("cpu-times.txt");
+        // Run by sh, whose "times" prints the CPU time its children used (user, system): the whole worker JVM's.
+        List<String> commandLine = new ArrayList<>(List.of("sh", "-c", "\"$@\"; status=$?; times > \"$CPU_TIMES\"; exit $status", "sh",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m"));
+        if (!options.isEmpty()) {
+            commandLine.addAll(List.of(options.split("\\s+")));
+        }
+        commandLine.addAll(List.of("-jar", jar.toString(), "worker", "--config", job.toString(), "--checkpoint",
+                dir.resolve("checkpoint").toString(), "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0"));
+        ProcessBuilder command = new ProcessBuilder(commandLine).redirectErrorStream(true).redirectOutput(output.toFile());
+        command.environment().put("CPU_TIMES", times.toString());
+        long started = System.currentTimeMillis();
+        Process worker = command.start();
+        int exit = worker.waitFor();
+        long ended = System.currentTimeMillis();
+        List<String> lines = Files.readAllLines(output);
+        if (exit != 0) {
+            throw new IllegalStateException("worker exited with " + exit + ":\n" + String.join("\n", lines));
+        }
+        java.util.regex.Pattern commit = java.util.regex.Pattern.compile(
+                "^(\\S+)Z .*batch (\\d+) committed: .* written (\\d+), .* in (\\d+) ms .*");
+        long firstStart = -1;
+        long lastCommit = -1;
+        long written = 0;
+        for (String line : lines) {
+            java.util.regex.Matcher m = commit.matcher(line);
+            if (m.matches()) {
+                long at = java.time.LocalDateTime.parse(m.group(1)).atZone(java.time.ZoneId.systemDefault()).toInstant().toEpochMilli();
+                if (firstStart < 0) {
+                    firstStart = at - Long.parseLong(m.group(4));
+                }
+                lastCommit = at;
+                written += Long.parseLong(m.group(3));
+            }
+        }
+        if (firstStart < 0) {
+            throw new IllegalStateException("the worker committed no batch:\n" + String.join("\n", lines));
+        }
+        if (written != passingRecords) {
+            throw new IllegalStateException("the worker wrote " + written + " rows, expected " + passingRecords);
+        }
+        return new double[] {firstStart - started, ended - lastCommit, ended - started, written / ((ended - started) / 1000.0),
+            childCpuSeconds(times) / records * 1e6};
     }
 
     /** User + system seconds of the children, from the second line of sh's "times" ("0m9.120000s 0m0.410000s"). */
