@@ -63,6 +63,8 @@ public final class MicroBatchEngine {
     private final BooleanSupplier stopRequested;
     private final LongSupplier clockMs;
     private Map<String, Long> drainTargets;
+    /** availableNow: the offsets of the last plan, capped to the drain targets. */
+    private Map<String, KafkaOffsets> lastCapped;
 
     public MicroBatchEngine(JobConfig config, Checkpoint checkpoint, RecordSource source, RecordTransformer transformer,
             RowSink sink, ProtocolHooks hooks, ProgressTracker progress, BooleanSupplier stopRequested, LongSupplier clockMs) {
@@ -130,17 +132,19 @@ public final class MicroBatchEngine {
     public StepResult runOnce() {
         progress.state(EngineState.PLANNING);
         long started = clockMs.getAsLong();
+        if (drainedAlready()) {
+            return StepResult.IDLE;
+        }
         Map<String, KafkaOffsets> kafka = source.offsets();
         if (!groupOffsetsResynced) {
             resyncGroupOffsets();
         }
         if (config.trigger().availableNow()) {
             kafka = capToDrainTargets(kafka);
+            lastCapped = kafka;
         }
         progress.planned(kafka);
-        Plan plan = BatchPlanner.plan(new BatchPlanner.Input(checkpoint.offsets().latest(), checkpoint.commits().latest(),
-                kafka, config.source().startingOffsets(), config.source().maxRecordsPerBatch(),
-                config.source().failOnDataLoss(), clockMs.getAsLong()));
+        Plan plan = plan(kafka);
         long batchId;
         BatchOffsets offsets;
         boolean replay;
@@ -338,6 +342,25 @@ public final class MicroBatchEngine {
     }
 
     /** availableNow: the latest offsets seen first are where draining stops. */
+    private Plan plan(Map<String, KafkaOffsets> kafka) {
+        return BatchPlanner.plan(new BatchPlanner.Input(checkpoint.offsets().latest(), checkpoint.commits().latest(),
+                kafka, config.source().startingOffsets(), config.source().maxRecordsPerBatch(),
+                config.source().failOnDataLoss(), clockMs.getAsLong()));
+    }
+
+    /**
+     * availableNow: whether the committed batches already reach every drain target, planned with
+     * the last plan's offsets instead of asking Kafka again. The targets are last stable offsets
+     * Kafka had reached when the run started, and a partition's last stable offset only grows,
+     * so capped to the targets fresh latest offsets equal the last plan's: where those leave
+     * nothing to read, fresh ones would not either. Asking would not be free: after the last
+     * batch the consumer's fetch at the end of the topic waits on the broker for up to
+     * {@code fetch.max.wait.ms} (500 ms), and the offsets request queues behind it.
+     */
+    private boolean drainedAlready() {
+        return config.trigger().availableNow() && lastCapped != null && groupOffsetsResynced && plan(lastCapped) instanceof Plan.Idle;
+    }
+
     private Map<String, KafkaOffsets> capToDrainTargets(Map<String, KafkaOffsets> kafka) {
         if (drainTargets == null) {
             drainTargets = new HashMap<>();

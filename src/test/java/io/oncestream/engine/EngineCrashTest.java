@@ -228,6 +228,43 @@ class EngineCrashTest {
     }
 
     /**
+     * availableNow drains what Kafka held when the run started and asks for offsets once per
+     * batch it plans: once its commits reach those targets it ends without asking again (the
+     * consumer's pending fetch at the end of a topic would hold that request up on the broker),
+     * also when records arrived during the run, which it leaves for the next run.
+     */
+    @Test
+    void availableNowEndsOnReachingItsTargetsWithoutAskingKafkaAgain() {
+        Producer producer = new Producer();
+        producer.produce(RECORDS);
+        InMemorySource source = producer.source;
+        Map<String, Long> targets = latestOffsets(source);
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 1);
+        ProtocolHooks moreAfterFirstCommit = (step, batchId) -> {
+            if (step == ProtocolStep.AFTER_COMMIT_LOG && batchId == 0) {
+                producer.produce(MORE_RECORDS);
+            }
+        };
+
+        int askedBefore = source.offsetsAsked();
+        assertThat(run(NO_CRASH, source, table, moreAfterFirstCommit)).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
+        int asked = source.offsetsAsked() - askedBefore;
+
+        CheckpointOnDisk disk = new CheckpointOnDisk(dir);
+        assertThat(source.reads()).hasSize(BATCHES);
+        assertThat(disk.latest("commits")).hasValue(BATCHES - 1L);
+        assertThat(disk.offsets(BATCHES - 1L).partitions()).as("ends at the targets, not at what arrived later")
+                .allSatisfy((p, r) -> assertThat(r.end()).as(p).isEqualTo(targets.get(p)));
+        assertThat(latestOffsets(source)).as("records arrived during the run").isNotEqualTo(targets);
+        assertThat(asked).as("offsets asked: once per batch planned").isEqualTo(BATCHES);
+
+        // The next run takes what arrived meanwhile.
+        assertThat(run(NO_CRASH, source, table, ProtocolHooks.NONE)).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
+        assertThat(table.rows()).isEqualTo(producer.expectedRows());
+        assertThat(table.deadLetters().keySet()).isEqualTo(producer.expectedDeadLetters());
+    }
+
+    /**
      * A crash between the last batch's commit log and its group commit, and nothing new in
      * Kafka: the restarted worker has no batch to run, and still brings the consumer group up
      * to the commit log, so a completed job shows no lag.

@@ -29,6 +29,7 @@ final class InMemorySource implements RecordSource {
     private final List<Map<String, PartitionRange>> reads = new ArrayList<>();
     private final Map<String, Long> groupOffsets = new TreeMap<>();
     private Consumer<Map<String, Long>> commitCheck = ends -> { };
+    private int offsetsAsked;
 
     /** Adds partition {@code topic-partition} holding nothing, with both its offsets at {@code earliest}. */
     InMemorySource partition(String topic, int partition, long earliest) {
@@ -76,7 +77,13 @@ final class InMemorySource implements RecordSource {
 
     @Override
     public Map<String, KafkaOffsets> offsets() {
+        offsetsAsked++;
         return new TreeMap<>(offsets);
+    }
+
+    /** How often the engine asked for the partitions' offsets. */
+    int offsetsAsked() {
+        return offsetsAsked;
     }
 
     @Override
