@@ -213,7 +213,11 @@ public final class KafkaRecordSource implements RecordSource {
             LOG.log(Level.WARNING, "consumer-group offsets of group '" + config.groupId()
                     + "' may lag behind the commit log: " + e.getMessage());
         }
-        consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+        // Nothing left to wait for: the group commits were awaited above. Waiting would only wait
+        // out the fetch at the end of the topic, which the broker holds for up to
+        // fetch.max.wait.ms (500 ms), since the consumer's closing of its fetch session queues
+        // behind it; the broker expires that session by itself.
+        consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ZERO));
     }
 
     private static TopicPartition topicPartition(String key) {
