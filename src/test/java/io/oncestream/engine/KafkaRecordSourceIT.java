@@ -18,6 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.checkpoint.TopicPartitionKey;
+import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
 import io.oncestream.engine.config.TestConfigs;
 import io.oncestream.engine.kafka.KafkaRecordSource;
@@ -86,6 +87,30 @@ class KafkaRecordSourceIT {
         } finally {
             source.close();
         }
+    }
+
+    /**
+     * A run of one batch: the source commits the group offsets and closes right away, with the
+     * group coordinator not yet found. Closing does not wait for pending requests, so the
+     * group's offsets must still be the batch's ends afterwards.
+     */
+    @Test
+    void groupOffsetsCommittedJustBeforeClosingAreKept(KafkaBroker kafka) throws Exception {
+        String topic = kafka.createTopic("source-close", 2);
+        kafka.produce(List.of(new ProducerRecord<>(topic, 0, null, "a"), new ProducerRecord<>(topic, 1, null, "b"),
+                new ProducerRecord<>(topic, 1, null, "c")));
+        JobConfig.KafkaSource config = JobConfigs.parse(TestConfigs.orders("it/close-" + topic, kafka.bootstrapServers(), topic,
+                "127.0.0.1:1", "dc", "k", "t")).source();
+        KafkaRecordSource source = new KafkaRecordSource(config, new PartitionAssignment(List.of(topic), 1, 0), () -> false);
+        try {
+            source.commitGroupOffsets(Map.of(TopicPartitionKey.of(topic, 0), 1L, TopicPartitionKey.of(topic, 1), 2L));
+        } finally {
+            source.close();
+        }
+        Map<Integer, Long> group = new TreeMap<>();
+        kafka.admin().listConsumerGroupOffsets(config.groupId()).partitionsToOffsetAndMetadata().get()
+                .forEach((tp, om) -> group.put(tp.partition(), om.offset()));
+        assertThat(group).isEqualTo(Map.of(0, 1L, 1, 2L));
     }
 
     private static List<String> readRange(KafkaRecordSource source, String topic, int partition, long start, long end) {

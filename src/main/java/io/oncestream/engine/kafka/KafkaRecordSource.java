@@ -53,6 +53,8 @@ public final class KafkaRecordSource implements RecordSource {
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final BooleanSupplier stopRequested;
     private final Map<TopicPartition, ReadAhead> ahead = new HashMap<>();
+    /** The offsets of the newest group commit asked for, committed again synchronously on close. */
+    private Map<TopicPartition, OffsetAndMetadata> lastGroupOffsets = Map.of();
 
     public KafkaRecordSource(JobConfig.KafkaSource config, PartitionAssignment assignment, BooleanSupplier stopRequested) {
         this.config = config;
@@ -189,6 +191,7 @@ public final class KafkaRecordSource implements RecordSource {
     public void commitGroupOffsets(Map<String, Long> ends) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         ends.forEach((key, end) -> offsets.put(topicPartition(key), new OffsetAndMetadata(end)));
+        lastGroupOffsets = offsets;
         // Asynchronous: these offsets are for lag tools only, so a slow group coordinator (the
         // first commit of a group takes a coordinator lookup) must not hold up the next batch.
         // Commits to one coordinator complete in order; a failure is logged and the next batch
@@ -207,18 +210,22 @@ public final class KafkaRecordSource implements RecordSource {
 
     @Override
     public void close() {
+        // The newest group commit once more, synchronously: an asynchronous one may still wait
+        // for the group coordinator to be found (the first commit of a run always does), and
+        // closing below does not wait for it.
         try {
-            consumer.commitSync(Map.of(), Duration.ofSeconds(5)); // waits for the pending asynchronous commits
+            consumer.commitSync(lastGroupOffsets, Duration.ofSeconds(5));
         } catch (KafkaException e) {
             LOG.log(Level.WARNING, "consumer-group offsets of group '" + config.groupId()
                     + "' may lag behind the commit log: " + e.getMessage());
         }
-        // Nothing left to wait for: the group commits were awaited above. Waiting would only wait
-        // out the fetch at the end of the topic, which the broker holds for up to
-        // fetch.max.wait.ms (500 ms), since the consumer's closing of its fetch session queues
-        // behind it; the broker expires that session by itself.
+        // Nothing left to wait for. Waiting would only wait out the fetch at the end of the
+        // topic, which the broker holds for up to fetch.max.wait.ms (500 ms), since the
+        // consumer's closing of its fetch session queues behind it; the broker expires that
+        // session by itself.
         consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ZERO));
     }
+
 
     private static TopicPartition topicPartition(String key) {
         TopicPartitionKey k = TopicPartitionKey.parse(key);
