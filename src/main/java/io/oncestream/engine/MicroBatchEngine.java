@@ -341,7 +341,6 @@ public final class MicroBatchEngine {
         return sink.prepareDeadLetter(record, reason, batchId, ts);
     }
 
-    /** availableNow: the latest offsets seen first are where draining stops. */
     private Plan plan(Map<String, KafkaOffsets> kafka) {
         return BatchPlanner.plan(new BatchPlanner.Input(checkpoint.offsets().latest(), checkpoint.commits().latest(),
                 kafka, config.source().startingOffsets(), config.source().maxRecordsPerBatch(),
@@ -361,6 +360,7 @@ public final class MicroBatchEngine {
         return config.trigger().availableNow() && lastCapped != null && groupOffsetsResynced && plan(lastCapped) instanceof Plan.Idle;
     }
 
+    /** availableNow: the latest offsets seen first are where draining stops. */
     private Map<String, KafkaOffsets> capToDrainTargets(Map<String, KafkaOffsets> kafka) {
         if (drainTargets == null) {
             drainTargets = new HashMap<>();

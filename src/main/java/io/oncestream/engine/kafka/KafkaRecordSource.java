@@ -226,7 +226,6 @@ public final class KafkaRecordSource implements RecordSource {
         consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ZERO));
     }
 
-
     private static TopicPartition topicPartition(String key) {
         TopicPartitionKey k = TopicPartitionKey.parse(key);
         return new TopicPartition(k.topic(), k.partition());
