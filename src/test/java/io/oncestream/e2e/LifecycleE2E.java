@@ -22,6 +22,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
 
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
@@ -71,12 +72,26 @@ class LifecycleE2E extends E2ETest {
             // A filter change rolls the workers while records keep arriving.
             String oldHash = configHash(job);
             job.apply(Map.of(OLD_FILTER, NEW_FILTER));
-            Awaits.until(E2ESettings.WAIT, "both workers to run the new configuration and commit a batch", () ->
-                    job.pods().size() == 2 && !configHash(job).equals(oldHash)
-                            && job.pods().stream().allMatch(p -> oldHash != null
-                                    && !oldHash.equals(p.getMetadata().getAnnotations().get(StreamJobResources.CONFIG_HASH_ANNOTATION))
-                                    && firstCommit(job, p.getMetadata().getName()) >= 0));
-            boundary = boundaries(job);
+            // The first batch each new worker committed, kept as first seen: a later `kubectl logs`
+            // can fail, or show a restarted container that committed later batches only.
+            Map<String, Long> firstBatches = new java.util.concurrent.ConcurrentHashMap<>();
+            Awaits.until(E2ESettings.WAIT, "both workers to run the new configuration and commit a batch", () -> {
+                if (job.pods().size() != 2 || oldHash == null || configHash(job).equals(oldHash)) {
+                    return false;
+                }
+                for (Pod p : job.pods()) {
+                    String name = p.getMetadata().getName();
+                    if (!oldHash.equals(p.getMetadata().getAnnotations().get(StreamJobResources.CONFIG_HASH_ANNOTATION))
+                            && !firstBatches.containsKey(name)) {
+                        long batch = firstCommit(job, name);
+                        if (batch >= 0) {
+                            firstBatches.put(name, batch);
+                        }
+                    }
+                }
+                return firstBatches.size() == 2;
+            });
+            boundary = boundaries(job, firstBatches);
             System.out.println("[e2e] the new filter applies from offsets " + boundary);
             Thread.sleep(3000);
         }
@@ -150,11 +165,11 @@ class LifecycleE2E extends E2ETest {
      * batch, from its write-ahead log (offsets/N) on its volume. Everything before was committed
      * by a worker of the old configuration.
      */
-    private static Map<Integer, Long> boundaries(E2EJob job) throws IOException {
+    private static Map<Integer, Long> boundaries(E2EJob job, Map<String, Long> firstBatches) throws IOException {
         Map<Integer, Long> out = new TreeMap<>();
-        for (int i = 0; i < 2; i++) {
-            String pod = job.name + "-" + i;
-            long batch = firstCommit(job, pod);
+        for (Map.Entry<String, Long> first : firstBatches.entrySet()) {
+            String pod = first.getKey();
+            long batch = first.getValue();
             Path wal = node.volumeDir(kube.admin(), job.namespace, "checkpoint-" + pod).resolve("offsets").resolve(Long.toString(batch));
             ranges(wal).forEach((tp, range) -> out.put(Integer.parseInt(tp.substring(tp.lastIndexOf('-') + 1)),
                     range.get("start").asLong()));
