@@ -11,7 +11,8 @@
 #        deploy/local/benchmark.sh --latency-at 14000 [--latency-seconds 20]   (latency alone at that rate,
 #          after a warm-up run; prints where the time goes and the benchmark JVM's GC pauses)
 #        deploy/local/benchmark.sh --worker-process 3 [--records 200000] [--passing 0.3] [--worker-java-options "|-XX:A"]   (the packaged worker as a
-#          whole process, availableNow: its fixed costs at start and at exit and its CPU per record, median of 3 runs;
+#          whole process, availableNow: its fixed costs at start and at exit and its CPU per record, median of 3 runs,
+#          and that CPU by kind of thread (JIT compilers, main, driver, GC; from /proc on Linux);
 #          with --worker-java-options, each run once per set of JVM options, sets separated by |)
 #   --pin  give Cassandra the last CPU to itself and run Kafka and the benchmark JVM on the
 #          others (taskset), for both the raw loader and the engine: the ratio then measures

@@ -205,8 +205,8 @@ public final class EngineBenchmark {
                 double[] r = workerRun(jar, topic, "wide_process_" + run + "_" + set, options);
                 results.get(set).add(r);
                 log("run %d, JVM options [-Xmx512m %s]: process start to first batch %.0f ms, last commit to exit %.0f ms,"
-                        + " whole process %.0f ms (%,.0f rows/s), %.1f CPU-s per million input records", run, options, r[0], r[1], r[2],
-                        r[3], r[4]);
+                        + " whole process %.0f ms (%,.0f rows/s), %.1f CPU-s per million input records (%s)", run, options, r[0], r[1], r[2],
+                        r[3], r[4], byKind(r, false));
             }
         }
         System.out.println();
@@ -220,10 +220,20 @@ public final class EngineBenchmark {
             System.out.printf("    whole process                      : %.0f ms (%,.0f rows/s)%n", medianOf(r, 2), medianOf(r, 3));
             System.out.printf("    worker JVM CPU per million records : %.1f CPU-s (user + system, the whole process, per input record)%n",
                     medianOf(r, 4));
+            if (ThreadCpu.available()) {
+                double[] medians = new double[5 + ThreadCpu.KINDS.size()];
+                for (int c = 5; c < medians.length; c++) {
+                    medians[c] = medianOf(r, c);
+                }
+                System.out.printf("      by thread, medians               : %s%n", byKind(medians, true));
+            }
         }
     }
 
-    /** One run of the packaged worker into a new table: {start to first batch, last commit to exit, whole, rows/s, CPU-s/M}. */
+    /**
+     * One run of the packaged worker into a new table: {start to first batch, last commit to exit,
+     * whole, rows/s, CPU-s/M, then CPU-s/M per kind of thread as {@link ThreadCpu#KINDS} (0 without /proc)}.
+     */
     private double[] workerRun(Path jar, String topic, String table, String options) throws Exception {
         createTable(table);
         Path dir = Files.createDirectories(work.resolve(table));
@@ -242,8 +252,14 @@ public final class EngineBenchmark {
         command.environment().put("CPU_TIMES", times.toString());
         long started = System.currentTimeMillis();
         Process worker = command.start();
+        ThreadCpu threads = ThreadCpu.available() ? new ThreadCpu(worker) : null;
         int exit = worker.waitFor();
         long ended = System.currentTimeMillis();
+        double[] byKind = new double[ThreadCpu.KINDS.size()];
+        if (threads != null) {
+            threads.close();
+            byKind = threads.secondsByKind();
+        }
         List<String> lines = Files.readAllLines(output);
         if (exit != 0) {
             throw new IllegalStateException("worker exited with " + exit + ":\n" + String.join("\n", lines));
@@ -270,8 +286,29 @@ public final class EngineBenchmark {
         if (written != passingRecords) {
             throw new IllegalStateException("the worker wrote " + written + " rows, expected " + passingRecords);
         }
-        return new double[] {firstStart - started, ended - lastCommit, ended - started, written / ((ended - started) / 1000.0),
-            childCpuSeconds(times) / records * 1e6};
+        double[] out = Arrays.copyOf(new double[] {firstStart - started, ended - lastCommit, ended - started,
+            written / ((ended - started) / 1000.0), childCpuSeconds(times) / records * 1e6}, 5 + byKind.length);
+        for (int k = 0; k < byKind.length; k++) {
+            out[5 + k] = byKind[k] / records * 1e6;
+        }
+        return out;
+    }
+
+    /** CPU-s per million input records by kind of thread, from column 5 of a worker run's results, with shares. */
+    private static String byKind(double[] run, boolean medians) {
+        if (!ThreadCpu.available()) {
+            return "no /proc: no breakdown by thread";
+        }
+        double sampled = 0;
+        for (int k = 0; k < ThreadCpu.KINDS.size(); k++) {
+            sampled += run[5 + k];
+        }
+        StringBuilder out = new StringBuilder();
+        for (int k = 0; k < ThreadCpu.KINDS.size(); k++) {
+            out.append(k == 0 ? "" : ", ").append(String.format("%s %.1f (%.0f %%)", ThreadCpu.KINDS.get(k), run[5 + k],
+                    sampled == 0 ? 0 : 100 * run[5 + k] / sampled));
+        }
+        return out.append(medians ? "; each kind's median" : "; sampled every 100 ms").toString();
     }
 
     /** User + system seconds of the children, from the second line of sh's "times" ("0m9.120000s 0m0.410000s"). */
