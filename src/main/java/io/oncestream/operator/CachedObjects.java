@@ -4,6 +4,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ContainerStateBuilder;
+import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
+import io.fabric8.kubernetes.api.model.ContainerStateWaiting;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -24,7 +28,8 @@ import io.oncestream.api.StreamJobResources;
  * were most of the operator's heap. Each form is made once as the object enters the cache.
  * <p>
  * Kept: for a StreamJob everything but managed fields and the last-applied annotation; for a
- * pod its name, labels, deletion time, phase, IP and {@code Ready} condition; for a PVC its
+ * pod its name, labels, deletion time, phase, IP, {@code Ready} condition and why a container
+ * waits (with its last exit) if it does; for a PVC its
  * name and labels; for the owned objects their metadata (with {@link AppliedObjects}' digest)
  * plus ConfigMap data and StatefulSet replicas.
  */
@@ -67,9 +72,41 @@ public final class CachedObjects {
             if (status.getConditions() != null) {
                 keptStatus.setConditions(status.getConditions().stream().filter(c -> "Ready".equals(c.getType())).toList());
             }
+            if (status.getContainerStatuses() != null) {
+                keptStatus.setContainerStatuses(status.getContainerStatuses().stream().map(CachedObjects::containerProblem).toList());
+            }
             kept.setStatus(keptStatus);
         }
         return kept;
+    }
+
+    /**
+     * Of a worker container's status, what says why it does not run: its name, the reason it
+     * waits (and that reason's message), and its last exit (code, reason, message: the tail of its
+     * log when it failed, at most {@link #TERMINATION_MESSAGE} characters kept).
+     */
+    static ContainerStatus containerProblem(ContainerStatus container) {
+        ContainerStatus kept = new ContainerStatus();
+        kept.setName(container.getName());
+        ContainerStateWaiting waiting = container.getState() == null ? null : container.getState().getWaiting();
+        if (waiting != null) {
+            kept.setState(new ContainerStateBuilder().withNewWaiting().withReason(waiting.getReason())
+                    .withMessage(truncated(waiting.getMessage())).endWaiting().build());
+            ContainerStateTerminated last = container.getLastState() == null ? null : container.getLastState().getTerminated();
+            if (last != null) {
+                kept.setLastState(new ContainerStateBuilder().withNewTerminated().withExitCode(last.getExitCode())
+                        .withReason(last.getReason()).withMessage(truncated(last.getMessage())).endTerminated().build());
+            }
+        }
+        return kept;
+    }
+
+    /** Characters of a container's waiting or termination message kept in the cache (its end, where the error is). */
+    static final int TERMINATION_MESSAGE = 1024;
+
+    private static String truncated(String message) {
+        return message == null || message.length() <= TERMINATION_MESSAGE ? message
+                : "..." + message.substring(message.length() - TERMINATION_MESSAGE);
     }
 
     /** A checkpoint volume claim: that it exists, and for which job. */

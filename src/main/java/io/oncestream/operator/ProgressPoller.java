@@ -47,6 +47,10 @@ public final class ProgressPoller {
         if (e.pod() == null) {
             return CompletableFuture.completedFuture(new StatusProjection.Worker(e.podName(), false, false, null, "no pod yet"));
         }
+        String problem = WorkerPods.containerProblem(e.pod());
+        if (problem != null) { // a waiting container cannot answer: say why it waits instead
+            return CompletableFuture.completedFuture(new StatusProjection.Worker(e.podName(), true, e.ready(), null, problem));
+        }
         if (e.pollAddress() == null) {
             String phase = e.pod().getStatus() == null || e.pod().getStatus().getPhase() == null
                     ? "Pending" : e.pod().getStatus().getPhase();

@@ -7,6 +7,9 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
+import io.fabric8.kubernetes.api.model.ContainerStateWaiting;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 
 import io.oncestream.api.StreamJobResources;
@@ -19,6 +22,47 @@ public final class WorkerPods {
     }
 
     private WorkerPods() {
+    }
+
+    /** Waiting reasons of a container that is on its way to running, not stuck. */
+    private static final java.util.Set<String> STARTING = java.util.Set.of("ContainerCreating", "PodInitializing");
+
+    /**
+     * Why a worker pod's container does not run, or null: it waits for a reason other than
+     * being created (CrashLoopBackOff, ImagePullBackOff, CreateContainerConfigError...), with that
+     * reason's message and the container's last exit: its code and message, which for a worker
+     * that failed is the end of its log (the container's terminationMessagePolicy). E.g.
+     * {@code container worker: CrashLoopBackOff; last exit code 1: Unrecognized VM option 'X'}.
+     */
+    public static String containerProblem(Pod pod) {
+        if (pod == null || pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
+            return null;
+        }
+        for (ContainerStatus c : pod.getStatus().getContainerStatuses()) {
+            ContainerStateWaiting waiting = c.getState() == null ? null : c.getState().getWaiting();
+            if (waiting == null || waiting.getReason() == null || STARTING.contains(waiting.getReason())) {
+                continue;
+            }
+            StringBuilder out = new StringBuilder("container ").append(c.getName()).append(": ").append(waiting.getReason());
+            if (waiting.getMessage() != null && !waiting.getMessage().isBlank() && !waiting.getReason().equals("CrashLoopBackOff")) {
+                out.append(" (").append(oneLine(waiting.getMessage())).append(')'); // the back-off's message only repeats the pod's name
+            }
+            ContainerStateTerminated last = c.getLastState() == null ? null : c.getLastState().getTerminated();
+            if (last != null) {
+                out.append("; last exit code ").append(last.getExitCode());
+                if (last.getMessage() != null && !last.getMessage().isBlank()) {
+                    out.append(": ").append(oneLine(last.getMessage()));
+                } else if (last.getReason() != null) {
+                    out.append(" (").append(last.getReason()).append(')');
+                }
+            }
+            return out.toString();
+        }
+        return null;
+    }
+
+    private static String oneLine(String text) {
+        return text.strip().replaceAll("\\s*\\n\\s*", " / ");
     }
 
     /**

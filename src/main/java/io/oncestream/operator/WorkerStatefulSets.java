@@ -32,6 +32,12 @@ public final class WorkerStatefulSets {
     static final String CONFIG_DIR = "/etc/oncestream";
     static final String CHECKPOINT_DIR = "/checkpoint";
     static final String KAFKA_SECRET_DIR = "/var/run/secrets/oncestream/kafka";
+    /**
+     * The worker JVM's options before the job's {@code worker.jvmOptions} (a later option wins), as
+     * in the image: the heap follows the container's memory limit, temporary files go to the
+     * writable emptyDir.
+     */
+    static final String DEFAULT_JVM_OPTIONS = "-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp";
 
     private WorkerStatefulSets() {
     }
@@ -89,6 +95,8 @@ public final class WorkerStatefulSets {
                         // an exit would make the kubelet restart it, over and over.
                         "--when-done", "wait")
                 .withEnv(env(spec))
+                // A worker that fails leaves the end of its log in the pod's status, where the operator reads it.
+                .withTerminationMessagePolicy("FallbackToLogsOnError")
                 .addNewPort().withName("http").withContainerPort(StreamJobResources.WORKER_HTTP_PORT).endPort()
                 .withLivenessProbe(probe("/healthz/live", 3))
                 .withReadinessProbe(probe("/healthz/ready", 1))
@@ -127,7 +135,8 @@ public final class WorkerStatefulSets {
     }
 
     /**
-     * POD_NAME gives the worker its index; Cassandra credentials come from the job's Secret, never from the ConfigMap.
+     * POD_NAME gives the worker its index; JAVA_TOOL_OPTIONS the JVM options, the job's after the defaults;
+     * Cassandra credentials come from the job's Secret, never from the ConfigMap.
      * Values the API server would default are spelled out (fieldRef apiVersion), so that the applied
      * object equals the desired one and an unchanged job is never re-applied.
      */
@@ -135,8 +144,9 @@ public final class WorkerStatefulSets {
         List<EnvVar> env = new ArrayList<>();
         env.add(new EnvVarBuilder().withName("POD_NAME").withNewValueFrom().withNewFieldRef().withApiVersion("v1").withFieldPath("metadata.name")
                 .endFieldRef().endValueFrom().build());
+        String jvmOptions = spec.worker == null || spec.worker.jvmOptions == null ? "" : spec.worker.jvmOptions.strip();
         env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS")
-                .withValue("-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp").build());
+                .withValue(DEFAULT_JVM_OPTIONS + (jvmOptions.isEmpty() ? "" : " " + jvmOptions)).build());
         if (spec.source.kafka.secretRef != null) {
             env.add(new EnvVarBuilder().withName("ONCESTREAM_KAFKA_SECRET_DIR").withValue(KAFKA_SECRET_DIR).build());
         }

@@ -125,6 +125,10 @@ class StreamJobCrdIT {
             {"bad-consistency", Map.of("      table: paid_orders\n", "      table: paid_orders\n      consistency: SOME\n"),
                 "Unsupported value: \"SOME\""},
             {"bad-format", Map.of("  filter:", "  format: xml\n  filter:"), "Unsupported value: \"xml\""},
+            {"jvm-options-not-options", Map.of("  filter:", "  worker: {jvmOptions: \"-Xmx1g Main\"}\n  filter:"),
+                "spec.worker.jvmOptions: Invalid value"},
+            {"jvm-options-too-long", Map.of("  filter:", "  worker: {jvmOptions: \"-D" + "x".repeat(1023) + "\"}\n  filter:"),
+                "spec.worker.jvmOptions: Too long"},
         };
     }
 

@@ -34,7 +34,8 @@ import io.oncestream.testing.Awaits;
  * A StreamJob's life while records keep arriving: suspended (no workers, checkpoints kept) and
  * resumed from its checkpoints; its filter changed (the workers roll, and each record is judged
  * by the filter of the worker that commits it); a job of three workers over six partitions that
- * drains what is there and ends Completed, then is deleted with its volumes.
+ * drains what is there and ends Completed, then is deleted with its volumes; JVM options the
+ * worker's JVM refuses, reported, then options it takes.
  */
 class LifecycleE2E extends E2ETest {
 
@@ -137,6 +138,33 @@ class LifecycleE2E extends E2ETest {
         kube.kubectl(null, "delete", "sj", job.name, "-n", job.namespace, "--wait=true").orThrow();
         Awaits.until(E2ESettings.WAIT, "workers and checkpoint volumes (whenDeleted: Delete) to be gone", () ->
                 job.pods().isEmpty() && kube.admin().persistentVolumeClaims().inNamespace(job.namespace).list().getItems().isEmpty());
+    }
+
+    /**
+     * JVM options the worker's JVM refuses: the pod crash-loops, and the job's status names the
+     * JVM's own message (the end of the worker's log, from its pod); options it takes, applied
+     * after, roll the worker, reach its JVM after the image's defaults, and the table is exact.
+     */
+    @Test
+    void jvmOptionsTheJvmRefusesAreReportedThenOptionsItTakesReachTheWorker() {
+        E2EJob job = E2EJob.own(kube, kafka, cassandra, "e2e-jvm", 2, 500);
+        job.produce(300);
+        String refused = "-XX:+NoSuchOption";
+        job.apply(Map.of("  parallelism: 2\n", "  parallelism: 1\n  worker:\n    jvmOptions: \"" + refused + "\"\n"));
+        StreamJobStatus failing = job.awaitStatus("the JVM's refusal in the worker's status", E2ESettings.WAIT,
+                s -> s.workers != null && s.workers.stream().anyMatch(w -> w.lastError != null
+                        && w.lastError.contains("Unrecognized VM option 'NoSuchOption'")));
+        System.out.println("[e2e] status of a worker the JVM refuses: " + failing.workers.get(0).lastError);
+        assertThat(failing.phase).isNotEqualTo(Phase.Running);
+        assertThat(failing.workers.get(0).lastError).startsWith("container worker: CrashLoopBackOff; last exit code 1: ");
+
+        job.apply(Map.of("  parallelism: 2\n", "  parallelism: 1\n  worker:\n    jvmOptions: \"-XX:TieredStopAtLevel=1\"\n"));
+        job.awaitStatus("Running with the options the JVM takes", E2ESettings.WAIT,
+                s -> s.phase == Phase.Running && s.batchId != null && s.batchId >= 0);
+        var logs = kube.kubectl(null, "logs", "-n", job.namespace, job.name + "-0").orThrow();
+        assertThat(logs.stdout() + logs.stderr()).as("the worker JVM's options")
+                .contains("Picked up JAVA_TOOL_OPTIONS: -XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp -XX:TieredStopAtLevel=1");
+        job.awaitExactTable(E2ESettings.WAIT);
     }
 
     private static Set<String> claimUids(E2EJob job) {

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
@@ -87,6 +88,47 @@ class CachedObjectsTest {
             assertThat(kept.getStatus().getConditions()).extracting(c -> c.getType()).containsExactly("Ready");
             assertThat(Serialization.asJson(kept).length()).as("bytes kept of " + Serialization.asJson(whole).length())
                     .isLessThan(Serialization.asJson(whole).length() / 3);
+        }
+    }
+
+    /** Why a worker's container does not run survives the cache, and nothing of a running one is kept. */
+    @Test
+    void aCachedPodTellsWhyItsContainerWaitsAsTheWholePod() {
+        Pod running = pod("Running", "198.18.1.7", "True", false);
+        assertThat(WorkerPods.containerProblem(running)).isNull();
+        Pod keptRunning = CachedObjects.pod(Serialization.clone(running));
+        assertThat(WorkerPods.containerProblem(keptRunning)).isNull();
+        assertThat(keptRunning.getStatus().getContainerStatuses()).singleElement()
+                .satisfies(c -> assertThat(Serialization.asJson(c)).isEqualTo("{\"name\":\"worker\"}"));
+
+        String log = "x".repeat(3000) + "\nUnrecognized VM option 'NoSuchOption'\nError: Could not create the Java Virtual Machine.\n";
+        // waiting reason, its message, what the status says before the end of the last exit's message ("" for nothing)
+        List<String[]> problems = List.of(
+                new String[] {"CrashLoopBackOff", "back-off 10s restarting failed container", "container worker: CrashLoopBackOff; last exit code 1: "},
+                new String[] {"ImagePullBackOff", "Back-off pulling image \"my/worker:9\"",
+                    "container worker: ImagePullBackOff (Back-off pulling image \"my/worker:9\"); last exit code 1: "},
+                new String[] {"ContainerCreating", null, ""});
+        for (String[] problem : problems) {
+            String state = problem[0];
+            String expected = problem[2];
+            Pod whole = pod("Running", "198.18.1.7", "False", false);
+            ContainerStatus c = whole.getStatus().getContainerStatuses().get(0);
+            c.setState(new io.fabric8.kubernetes.api.model.ContainerStateBuilder().withNewWaiting().withReason(state)
+                    .withMessage(problem[1]).endWaiting().build());
+            c.setLastState(new io.fabric8.kubernetes.api.model.ContainerStateBuilder().withNewTerminated().withExitCode(1)
+                    .withReason("Error").withMessage(log).endTerminated().build());
+            Pod kept = CachedObjects.pod(Serialization.clone(whole));
+            if (expected.isEmpty()) {
+                assertThat(WorkerPods.containerProblem(whole)).as(state).isNull();
+                assertThat(WorkerPods.containerProblem(kept)).as(state).isNull();
+                continue;
+            }
+            assertThat(WorkerPods.containerProblem(whole)).as(state).startsWith(expected)
+                    .endsWith("Unrecognized VM option 'NoSuchOption' / Error: Could not create the Java Virtual Machine.");
+            assertThat(WorkerPods.containerProblem(kept)).as(state).startsWith(expected + "...xxx")
+                    .endsWith("Unrecognized VM option 'NoSuchOption' / Error: Could not create the Java Virtual Machine.");
+            assertThat(kept.getStatus().getContainerStatuses().get(0).getLastState().getTerminated().getMessage())
+                    .as("the end of the message only").hasSize(CachedObjects.TERMINATION_MESSAGE + 3);
         }
     }
 

@@ -53,6 +53,27 @@ class ProgressPollerTest {
         assertThat(polled.get(2).unreachable()).contains("answered as worker 0 of job shop/refunds, not as worker 0 of shop/paid-orders");
     }
 
+    /** A container that waits to be restarted cannot answer: its pod's status says why, and is not polled. */
+    @Test
+    void aCrashLoopingWorkerIsReportedFromItsPodWithoutPolling() throws IOException {
+        String answering = serve(ProgressDocuments.healthy("shop/paid-orders", 0)); // would answer if asked
+        Pod pod = new PodBuilder().withNewMetadata().withName("paid-orders-0").endMetadata().withNewStatus().withPhase("Running")
+                .addNewContainerStatus().withName("worker")
+                .withNewState().withNewWaiting().withReason("CrashLoopBackOff").withMessage("back-off 10s restarting failed container")
+                .endWaiting().endState()
+                .withNewLastState().withNewTerminated().withExitCode(1).withReason("Error")
+                .withMessage("Unrecognized VM option 'NoSuchOption'\nError: Could not create the Java Virtual Machine.\n")
+                .endTerminated().endLastState()
+                .endContainerStatus().endStatus().build();
+
+        List<StatusProjection.Worker> polled = new ProgressPoller(Duration.ofSeconds(5)).poll("shop/paid-orders",
+                List.of(new WorkerPods.Expected("paid-orders-0", 0, pod, false, answering)));
+
+        assertThat(polled.get(0).progress()).isNull();
+        assertThat(polled.get(0).unreachable()).isEqualTo("container worker: CrashLoopBackOff; last exit code 1: "
+                + "Unrecognized VM option 'NoSuchOption' / Error: Could not create the Java Virtual Machine.");
+    }
+
     private String serve(String document) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
         server.createContext("/progress", exchange -> {

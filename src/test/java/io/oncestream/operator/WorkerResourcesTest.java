@@ -172,6 +172,19 @@ class WorkerResourcesTest {
     }
 
     @Test
+    void jvmOptionsOfTheJobFollowTheDefaultsSoThatTheyWin() {
+        java.util.function.Function<String, String> javaToolOptions = extra -> WorkerStatefulSets.desired(job(extra), SETTINGS, "h")
+                .getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS")).map(EnvVar::getValue).findFirst().orElseThrow();
+        assertThat(javaToolOptions.apply("")).isEqualTo("-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp");
+        assertThat(WorkerStatefulSets.desired(job(""), SETTINGS, "h").getSpec().getTemplate().getSpec().getContainers().get(0)
+                .getTerminationMessagePolicy()).as("a failed worker's log tail reaches its pod's status").isEqualTo("FallbackToLogsOnError");
+        assertThat(javaToolOptions.apply("  worker: {image: my/worker:2}\n")).isEqualTo("-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp");
+        assertThat(javaToolOptions.apply("  worker:\n    jvmOptions: \"-XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=50\"\n"))
+                .isEqualTo("-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=50");
+    }
+
+    @Test
     void aDrainedJobKeepsItsTemplateButRunsNoWorkers() {
         StreamJob job = job("  parallelism: 3\n");
         StatefulSet running = WorkerStatefulSets.desired(job, SETTINGS, "h", false);
