@@ -234,7 +234,7 @@ public class StreamJobSpec {
         @Size(max = 1024)
         public String jvmOptions;
 
-        /** Options only: each starts with '-' and holds no whitespace; at most 1,024 characters in all. */
+        /** Options only: each starts with '-' and holds no whitespace, one space or more between them. */
         public static final String JVM_OPTIONS_PATTERN = "^(-[^\\s]+)( +-[^\\s]+)*$";
     }
 

@@ -73,7 +73,7 @@ public final class CachedObjects {
                 keptStatus.setConditions(status.getConditions().stream().filter(c -> "Ready".equals(c.getType())).toList());
             }
             if (status.getContainerStatuses() != null) {
-                keptStatus.setContainerStatuses(status.getContainerStatuses().stream().map(CachedObjects::containerProblem).toList());
+                keptStatus.setContainerStatuses(status.getContainerStatuses().stream().map(CachedObjects::containerStatus).toList());
             }
             kept.setStatus(keptStatus);
         }
@@ -85,7 +85,7 @@ public final class CachedObjects {
      * waits (and that reason's message), and its last exit (code, reason, message: the tail of its
      * log when it failed, at most {@link #TERMINATION_MESSAGE} characters kept).
      */
-    static ContainerStatus containerProblem(ContainerStatus container) {
+    static ContainerStatus containerStatus(ContainerStatus container) {
         ContainerStatus kept = new ContainerStatus();
         kept.setName(container.getName());
         ContainerStateWaiting waiting = container.getState() == null ? null : container.getState().getWaiting();

@@ -144,9 +144,9 @@ public final class WorkerStatefulSets {
         List<EnvVar> env = new ArrayList<>();
         env.add(new EnvVarBuilder().withName("POD_NAME").withNewValueFrom().withNewFieldRef().withApiVersion("v1").withFieldPath("metadata.name")
                 .endFieldRef().endValueFrom().build());
-        String jvmOptions = spec.worker == null || spec.worker.jvmOptions == null ? "" : spec.worker.jvmOptions.strip();
+        String jvmOptions = spec.worker == null ? null : spec.worker.jvmOptions; // the CRD's pattern: options, no edge spaces
         env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS")
-                .withValue(DEFAULT_JVM_OPTIONS + (jvmOptions.isEmpty() ? "" : " " + jvmOptions)).build());
+                .withValue(jvmOptions == null ? DEFAULT_JVM_OPTIONS : DEFAULT_JVM_OPTIONS + " " + jvmOptions).build());
         if (spec.source.kafka.secretRef != null) {
             env.add(new EnvVarBuilder().withName("ONCESTREAM_KAFKA_SECRET_DIR").withValue(KAFKA_SECRET_DIR).build());
         }

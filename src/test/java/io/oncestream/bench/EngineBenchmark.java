@@ -206,7 +206,7 @@ public final class EngineBenchmark {
                 results.get(set).add(r);
                 log("run %d, JVM options [-Xmx512m %s]: process start to first batch %.0f ms, last commit to exit %.0f ms,"
                         + " whole process %.0f ms (%,.0f rows/s), %.1f CPU-s per million input records (%s)", run, options, r[0], r[1], r[2],
-                        r[3], r[4], byKind(r, false));
+                        r[3], r[4], byKind(Arrays.copyOfRange(r, 5, r.length), "sampled every 100 ms"));
             }
         }
         System.out.println();
@@ -221,11 +221,11 @@ public final class EngineBenchmark {
             System.out.printf("    worker JVM CPU per million records : %.1f CPU-s (user + system, the whole process, per input record)%n",
                     medianOf(r, 4));
             if (ThreadCpu.available()) {
-                double[] medians = new double[5 + ThreadCpu.KINDS.size()];
-                for (int c = 5; c < medians.length; c++) {
-                    medians[c] = medianOf(r, c);
+                double[] medians = new double[ThreadCpu.KINDS.size()];
+                for (int k = 0; k < medians.length; k++) {
+                    medians[k] = medianOf(r, 5 + k);
                 }
-                System.out.printf("      by thread, medians               : %s%n", byKind(medians, true));
+                System.out.printf("      by thread, medians               : %s%n", byKind(medians, "each kind's median"));
             }
         }
     }
@@ -294,21 +294,18 @@ public final class EngineBenchmark {
         return out;
     }
 
-    /** CPU-s per million input records by kind of thread, from column 5 of a worker run's results, with shares. */
-    private static String byKind(double[] run, boolean medians) {
+    /** CPU-s per million input records per kind of thread ({@link ThreadCpu#KINDS} order), with shares. */
+    private static String byKind(double[] perKind, String note) {
         if (!ThreadCpu.available()) {
             return "no /proc: no breakdown by thread";
         }
-        double sampled = 0;
-        for (int k = 0; k < ThreadCpu.KINDS.size(); k++) {
-            sampled += run[5 + k];
-        }
+        double sampled = Arrays.stream(perKind).sum();
         StringBuilder out = new StringBuilder();
-        for (int k = 0; k < ThreadCpu.KINDS.size(); k++) {
-            out.append(k == 0 ? "" : ", ").append(String.format("%s %.1f (%.0f %%)", ThreadCpu.KINDS.get(k), run[5 + k],
-                    sampled == 0 ? 0 : 100 * run[5 + k] / sampled));
+        for (int k = 0; k < perKind.length; k++) {
+            out.append(k == 0 ? "" : ", ").append(String.format("%s %.1f (%.0f %%)", ThreadCpu.KINDS.get(k), perKind[k],
+                    sampled == 0 ? 0 : 100 * perKind[k] / sampled));
         }
-        return out.append(medians ? "; each kind's median" : "; sampled every 100 ms").toString();
+        return out.append("; ").append(note).toString();
     }
 
     /** User + system seconds of the children, from the second line of sh's "times" ("0m9.120000s 0m0.410000s"). */

@@ -28,7 +28,7 @@ final class ThreadCpu implements AutoCloseable {
     private static final double TICKS_PER_SECOND = 100;
 
     private final ProcessHandle parent;
-    private final Map<String, Object[]> threads = new HashMap<>(); // tid -> {name, ticks}
+    private final Map<String, Reading> threads = new HashMap<>(); // by thread id
     private final Thread sampler;
     private volatile boolean open = true;
     private long pid = -1;
@@ -75,7 +75,7 @@ final class ThreadCpu implements AutoCloseable {
                     int close = stat.lastIndexOf(')');
                     String[] fields = stat.substring(close + 2).split(" ");
                     long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-                    threads.put(task.getFileName().toString(), new Object[] {stat.substring(stat.indexOf('(') + 1, close), ticks});
+                    threads.put(task.getFileName().toString(), new Reading(stat.substring(stat.indexOf('(') + 1, close), ticks));
                 } catch (IOException | RuntimeException e) {
                     // the thread ended between listing and reading: its last reading stands
                 }
@@ -108,10 +108,14 @@ final class ThreadCpu implements AutoCloseable {
     /** CPU seconds by kind, in the order of {@link #KINDS}, after the process ended. */
     synchronized double[] secondsByKind() {
         double[] out = new double[KINDS.size()];
-        for (Object[] t : threads.values()) {
-            out[KINDS.indexOf(kind((String) t[0]))] += (Long) t[1] / TICKS_PER_SECOND;
+        for (Reading t : threads.values()) {
+            out[KINDS.indexOf(kind(t.name()))] += t.ticks() / TICKS_PER_SECOND;
         }
         return out;
+    }
+
+    /** A thread's last reading: its name and its user + system clock ticks. */
+    private record Reading(String name, long ticks) {
     }
 
     @Override
