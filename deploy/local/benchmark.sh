@@ -14,6 +14,10 @@
 #          whole process, availableNow: its fixed costs at start and at exit and its CPU per record, median of 3 runs,
 #          and that CPU by kind of thread (JIT compilers, main, driver, GC; from /proc on Linux);
 #          with --worker-java-options, each run once per set of JVM options, sets separated by |)
+#        deploy/local/benchmark.sh --worker-process 3 --records 1000000 --passing 0.3 --spark [--spark-batch 50000]
+#          (and in each run, on the same topic and Cassandra, the same job in Spark Structured Streaming
+#          3.5 with the Spark Cassandra Connector, local[2], as a whole process: worker / Spark rows/s and
+#          CPU per record, per run. deploy/local/spark is built first; Maven fetches Spark the first time)
 #   --pin  give Cassandra the last CPU to itself and run Kafka and the benchmark JVM on the
 #          others (taskset), for both the raw loader and the engine: the ratio then measures
 #          the engine's own cost instead of its contention with a co-located node.
@@ -38,9 +42,14 @@ done
 trap '[ ${#started[@]} -eq 0 ] || deploy/local/test-services.sh stop "${started[@]}"' EXIT
 
 pin=false
+spark=false
 args=()
 for a in "$@"; do
-  if [ "$a" = --pin ]; then pin=true; else args+=("$a"); fi
+  case "$a" in
+    --pin) pin=true ;;
+    --spark) spark=true ;;
+    *) args+=("$a") ;;
+  esac
 done
 launcher=()
 if $pin; then
@@ -62,6 +71,13 @@ goal=test-compile
 [[ " $* " == *" --worker-process "* ]] && goal="package -DskipTests" # runs the packaged worker
 mvn -B -q -Dstyle.color=never $goal dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
   -Dmdep.includeScope=test > target/bench-build.log 2>&1 || { cat target/bench-build.log; exit 1; }
+if $spark; then
+  [[ " $* " == *" --worker-process "* ]] || { echo "--spark goes with --worker-process" >&2; exit 2; }
+  echo "[bench] building the Spark comparison job (deploy/local/spark)"
+  (cd deploy/local/spark && mvn -B -q -Dstyle.color=never package dependency:build-classpath \
+    -Dmdep.outputFile=target/classpath.txt > "$repo/target/spark-build.log" 2>&1) || { cat target/spark-build.log; exit 1; }
+  args+=(--spark-classpath "deploy/local/spark/target/classes:$(cat deploy/local/spark/target/classpath.txt)")
+fi
 # Where the test stack's services listen (its own address, see test.env), as the services say.
 if [ ${#services[@]} -gt 0 ]; then
   eval "$(deploy/local/kafka.sh env; deploy/local/cassandra.sh env)"

@@ -79,6 +79,13 @@ public final class EngineBenchmark {
     private List<String> workerJavaOptions = List.of("");
     /** How many of the records {@link #produce} made pass the filter. */
     private int passingRecords;
+    /**
+     * The class path of the Spark Structured Streaming comparison job ({@code --spark-classpath},
+     * set by {@code benchmark.sh --spark}; worker-process mode), or null for no comparison.
+     */
+    private String sparkClasspath;
+    /** Records per Spark micro-batch ({@code --spark-batch}; 0: everything in one). */
+    private long sparkBatch = 50_000;
 
     private EngineBenchmark(String bootstrap, String contactPoint, String datacenter, int records, int rounds, Path work) {
         this.bootstrap = bootstrap;
@@ -115,6 +122,8 @@ public final class EngineBenchmark {
             if (a.containsKey("worker-process")) {
                 b.passing = Double.parseDouble(a.getOrDefault("passing", "1"));
                 b.workerJavaOptions = List.of(a.getOrDefault("worker-java-options", "").split("\\|", -1));
+                b.sparkClasspath = a.get("spark-classpath");
+                b.sparkBatch = Long.parseLong(a.getOrDefault("spark-batch", "50000"));
                 b.workerProcess(Integer.parseInt(a.get("worker-process")));
             } else if (a.containsKey("latency-at")) {
                 b.latencyOnly(Double.parseDouble(a.get("latency-at")), Double.parseDouble(a.getOrDefault("latency-seconds", "20")));
@@ -198,6 +207,7 @@ public final class EngineBenchmark {
         String topic = "bench-process-" + System.currentTimeMillis();
         freshKeyspaceAndTopic(topic);
         List<List<double[]>> results = new ArrayList<>(); // per set of options: {start to first batch, last commit to exit, whole, rows/s, CPU-s/M}
+        List<double[]> spark = new ArrayList<>(); // per run: {whole, rows/s, CPU-s/M}
         workerJavaOptions.forEach(o -> results.add(new ArrayList<>()));
         for (int run = 1; run <= runs; run++) {
             for (int set = 0; set < workerJavaOptions.size(); set++) { // side by side: each set of options once per round
@@ -207,6 +217,13 @@ public final class EngineBenchmark {
                 log("run %d, JVM options [-Xmx512m %s]: process start to first batch %.0f ms, last commit to exit %.0f ms,"
                         + " whole process %.0f ms (%,.0f rows/s), %.1f CPU-s per million input records (%s)", run, options, r[0], r[1], r[2],
                         r[3], r[4], byKind(Arrays.copyOfRange(r, 5, r.length), "sampled every 100 ms"));
+            }
+            if (sparkClasspath != null) { // in the same round, on the same topic and Cassandra
+                double[] s = sparkRun(topic, "wide_spark_" + run);
+                spark.add(s);
+                double[] w = results.get(0).get(run - 1);
+                log("run %d, Spark Structured Streaming: whole process %.0f ms (%,.0f rows/s), %.1f CPU-s per million input records;"
+                        + " worker / Spark: rows/s %.2f, CPU per record %.2f", run, s[0], s[1], s[2], w[3] / s[1], w[4] / s[2]);
             }
         }
         System.out.println();
@@ -228,6 +245,101 @@ public final class EngineBenchmark {
                 System.out.printf("      by thread, medians               : %s%n", byKind(medians, "each kind's median"));
             }
         }
+        if (sparkClasspath != null) {
+            List<double[]> worker = results.get(0);
+            double[] rate = new double[runs];
+            double[] cpu = new double[runs];
+            for (int run = 0; run < runs; run++) {
+                rate[run] = worker.get(run)[3] / spark.get(run)[1];
+                cpu[run] = worker.get(run)[4] / spark.get(run)[2];
+            }
+            Arrays.sort(rate);
+            Arrays.sort(cpu);
+            System.out.printf("  Spark Structured Streaming %s, local[%d], %s records per micro-batch, -Xmx%s%n", SPARK_VERSION,
+                    SPARK_THREADS, sparkBatch == 0 ? "all" : String.format("%,d", sparkBatch), SPARK_HEAP);
+            System.out.printf("    whole process                      : %.0f ms (%,.0f rows/s)%n", medianOf(spark, 0), medianOf(spark, 1));
+            System.out.printf("    Spark JVM CPU per million records  : %.1f CPU-s%n", medianOf(spark, 2));
+            System.out.printf("  worker [-Xmx512m %s] / Spark, per run : rows/s %s (median %.2f), CPU per record %s (median %.2f)%n",
+                    workerJavaOptions.get(0).trim(), fmt(rate), median(rate), fmt(cpu), median(cpu));
+        }
+    }
+
+    /** The Spark version {@code deploy/local/spark/pom.xml} builds against, as printed with the results. */
+    private static final String SPARK_VERSION = "3.5.4";
+    /** Spark's task threads (local[N]) and heap; writes in flight per task, so that tasks × writes = the worker's 256. */
+    private static final int SPARK_THREADS = 2;
+    private static final String SPARK_HEAP = "2g";
+    private static final int SPARK_WRITES_PER_TASK = 128;
+
+    /**
+     * One run of the Spark Structured Streaming comparison job ({@code deploy/local/spark}) as a
+     * whole process, {@code Trigger.AvailableNow} over the topic into a new wide table, which is
+     * then read back and checked: {whole ms, rows/s, CPU-s per million input records}.
+     */
+    private double[] sparkRun(String topic, String table) throws Exception {
+        createTable(table);
+        Path dir = Files.createDirectories(work.resolve(table));
+        Path output = dir.resolve("spark.log");
+        Path times = dir.resolve("cpu-times.txt");
+        int colon = contactPoint.lastIndexOf(':');
+        List<String> commandLine = new ArrayList<>(List.of("sh", "-c", "\"$@\"; status=$?; times > \"$CPU_TIMES\"; exit $status", "sh",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + SPARK_HEAP));
+        commandLine.addAll(SPARK_JAVA_17_OPTIONS);
+        commandLine.addAll(List.of("-cp", sparkClasspath, "io.oncestream.bench.spark.SparkOrders", bootstrap, topic,
+                contactPoint.substring(0, colon), contactPoint.substring(colon + 1), datacenter, keyspace, table,
+                dir.resolve("checkpoint").toString(), Long.toString(sparkBatch), Integer.toString(SPARK_THREADS),
+                Integer.toString(SPARK_WRITES_PER_TASK)));
+        ProcessBuilder command = new ProcessBuilder(commandLine).redirectErrorStream(true).redirectOutput(output.toFile());
+        command.environment().put("CPU_TIMES", times.toString());
+        long started = System.currentTimeMillis();
+        int exit = command.start().waitFor();
+        long ended = System.currentTimeMillis();
+        if (exit != 0) {
+            throw new IllegalStateException("Spark exited with " + exit + ", see " + output + ":\n"
+                    + String.join("\n", tail(Files.readAllLines(output), 40)));
+        }
+        checkWideTable(table);
+        return new double[] {ended - started, passingRecords / ((ended - started) / 1000.0), childCpuSeconds(times) / records * 1e6};
+    }
+
+    /**
+     * The options Spark's own launcher gives a Java 17 JVM (Spark reaches into these JDK
+     * packages); {@code java -cp} without {@code spark-submit} has to pass them itself.
+     */
+    private static final List<String> SPARK_JAVA_17_OPTIONS = List.of("-XX:+IgnoreUnrecognizedVMOptions",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.net=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED", "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+            "--add-opens=java.base/sun.security.action=ALL-UNNAMED", "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+            "-Djdk.reflect.useDirectMethodHandle=false");
+
+    /**
+     * Reads a wide table back and checks it holds exactly the records that pass the filter:
+     * one row per passing order id, each with its own record's sequence number (the primary key
+     * makes order ids unique, so the count and this check leave no room for a missing or an extra row).
+     */
+    private void checkWideTable(String table) {
+        long rows = 0;
+        for (com.datastax.oss.driver.api.core.cql.Row row : session.execute(
+                com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance("SELECT order_id, seq FROM " + keyspace + "." + table)
+                        .setPageSize(5000).setTimeout(java.time.Duration.ofSeconds(30)))) {
+            long seq = row.getLong("seq");
+            if (!row.getString("order_id").equals("ord-" + seq) || !passingSeqs.get((int) seq)) {
+                throw new IllegalStateException(table + ": row " + row.getString("order_id") + " holds seq " + seq
+                        + (passingSeqs.get((int) seq) ? "" : ", a record that fails the filter"));
+            }
+            rows++;
+        }
+        if (rows != passingRecords) {
+            throw new IllegalStateException(table + " holds " + rows + " rows, expected the " + passingRecords + " passing records");
+        }
+    }
+
+    private static List<String> tail(List<String> lines, int n) {
+        return lines.subList(Math.max(0, lines.size() - n), lines.size());
     }
 
     /**
@@ -286,6 +398,7 @@ public final class EngineBenchmark {
         if (written != passingRecords) {
             throw new IllegalStateException("the worker wrote " + written + " rows, expected " + passingRecords);
         }
+        checkWideTable(table);
         double[] out = Arrays.copyOf(new double[] {firstStart - started, ended - lastCommit, ended - started,
             written / ((ended - started) / 1000.0), childCpuSeconds(times) / records * 1e6}, 5 + byKind.length);
         for (int k = 0; k < byKind.length; k++) {
@@ -625,6 +738,8 @@ public final class EngineBenchmark {
     }
 
     private String previousTable;
+    /** The sequence numbers of the records {@link #produce} made that pass the filter. */
+    private java.util.BitSet passingSeqs;
 
     private void createTopic(String topic, int partitions) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
@@ -645,6 +760,10 @@ public final class EngineBenchmark {
             producer.flush();
         }
         passingRecords = (int) values.stream().filter(Row::passes).count();
+        passingSeqs = new java.util.BitSet(count);
+        for (int i = 0; i < count; i++) {
+            passingSeqs.set(i, Row.passes(values.get(i)));
+        }
         return values;
     }
 
