@@ -193,7 +193,8 @@ public final class EngineBenchmark {
     }
 
     /**
-     * The packaged worker as its image runs it ({@code java -jar quarkus-run.jar worker}), as a
+     * The packaged worker as a worker pod runs it ({@code java -jar quarkus-run.jar worker}, the pod's
+     * {@code JAVA_TOOL_OPTIONS}, a 512 MB heap), as a
      * whole process, {@code availableNow} over the benchmark's records into the wide table:
      * the fixed costs around the batches (process start to its first batch's start, its last
      * commit to the process's exit), rows/s from process start to exit, and the worker JVM's CPU
@@ -223,12 +224,14 @@ public final class EngineBenchmark {
                 spark.add(s);
                 double[] w = results.get(0).get(run - 1);
                 log("run %d, Spark Structured Streaming: whole process %.0f ms (%,.0f rows/s), %.1f CPU-s per million input records;"
-                        + " worker / Spark: rows/s %.2f, CPU per record %.2f", run, s[0], s[1], s[2], w[3] / s[1], w[4] / s[2]);
+                        + " worker [-Xmx512m %s] / Spark: rows/s %.2f, CPU per record %.2f", run, s[0], s[1], s[2],
+                        workerJavaOptions.get(0).trim(), w[3] / s[1], w[4] / s[2]);
             }
         }
         System.out.println();
         System.out.printf("RESULTS (packaged worker, availableNow, %,d records of which %,d pass the filter, into the wide table,"
-                + " median of %d runs)%n", records, passingRecords, runs);
+                + " median of %d runs; JAVA_TOOL_OPTIONS as in a worker pod: %s)%n", records, passingRecords, runs,
+                io.oncestream.operator.WorkerStatefulSets.DEFAULT_JVM_OPTIONS);
         for (int set = 0; set < workerJavaOptions.size(); set++) {
             List<double[]> r = results.get(set);
             System.out.printf("  JVM options [-Xmx512m %s]%n", workerJavaOptions.get(set).trim());
@@ -246,21 +249,22 @@ public final class EngineBenchmark {
             }
         }
         if (sparkClasspath != null) {
-            List<double[]> worker = results.get(0);
-            double[] rate = new double[runs];
-            double[] cpu = new double[runs];
-            for (int run = 0; run < runs; run++) {
-                rate[run] = worker.get(run)[3] / spark.get(run)[1];
-                cpu[run] = worker.get(run)[4] / spark.get(run)[2];
-            }
-            Arrays.sort(rate);
-            Arrays.sort(cpu);
             System.out.printf("  Spark Structured Streaming %s, local[%d], %s records per micro-batch, -Xmx%s%n", SPARK_VERSION,
                     SPARK_THREADS, sparkBatch == 0 ? "all" : String.format("%,d", sparkBatch), SPARK_HEAP);
             System.out.printf("    whole process                      : %.0f ms (%,.0f rows/s)%n", medianOf(spark, 0), medianOf(spark, 1));
             System.out.printf("    Spark JVM CPU per million records  : %.1f CPU-s%n", medianOf(spark, 2));
-            System.out.printf("  worker [-Xmx512m %s] / Spark, per run : rows/s %s (median %.2f), CPU per record %s (median %.2f)%n",
-                    workerJavaOptions.get(0).trim(), fmt(rate), median(rate), fmt(cpu), median(cpu));
+            for (int set = 0; set < workerJavaOptions.size(); set++) {
+                double[] rate = new double[runs];
+                double[] cpu = new double[runs];
+                for (int run = 0; run < runs; run++) {
+                    rate[run] = results.get(set).get(run)[3] / spark.get(run)[1];
+                    cpu[run] = results.get(set).get(run)[4] / spark.get(run)[2];
+                }
+                Arrays.sort(rate);
+                Arrays.sort(cpu);
+                System.out.printf("  worker [-Xmx512m %s] / Spark, per run : rows/s %s (median %.2f), CPU per record %s (median %.2f)%n",
+                        workerJavaOptions.get(set).trim(), fmt(rate), median(rate), fmt(cpu), median(cpu));
+            }
         }
     }
 
@@ -362,6 +366,8 @@ public final class EngineBenchmark {
                 dir.resolve("checkpoint").toString(), "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0"));
         ProcessBuilder command = new ProcessBuilder(commandLine).redirectErrorStream(true).redirectOutput(output.toFile());
         command.environment().put("CPU_TIMES", times.toString());
+        // As in a worker pod: the operator's default JVM options; the run's own options come after them and win.
+        command.environment().put("JAVA_TOOL_OPTIONS", io.oncestream.operator.WorkerStatefulSets.DEFAULT_JVM_OPTIONS);
         long started = System.currentTimeMillis();
         Process worker = command.start();
         ThreadCpu threads = ThreadCpu.available() ? new ThreadCpu(worker) : null;

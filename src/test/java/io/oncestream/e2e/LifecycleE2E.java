@@ -28,6 +28,7 @@ import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.engine.OrderStream;
+import io.oncestream.operator.WorkerStatefulSets;
 import io.oncestream.testing.Awaits;
 
 /**
@@ -163,7 +164,7 @@ class LifecycleE2E extends E2ETest {
                 s -> s.phase == Phase.Running && s.batchId != null && s.batchId >= 0);
         var logs = kube.kubectl(null, "logs", "-n", job.namespace, job.name + "-0").orThrow();
         assertThat(logs.stdout() + logs.stderr()).as("the worker JVM's options")
-                .contains("Picked up JAVA_TOOL_OPTIONS: -XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp -XX:TieredStopAtLevel=1");
+                .contains("Picked up JAVA_TOOL_OPTIONS: " + WorkerStatefulSets.DEFAULT_JVM_OPTIONS + " -XX:TieredStopAtLevel=1");
         job.awaitExactTable(E2ESettings.WAIT);
     }
 

@@ -176,12 +176,14 @@ class WorkerResourcesTest {
         java.util.function.Function<String, String> javaToolOptions = extra -> WorkerStatefulSets.desired(job(extra), SETTINGS, "h")
                 .getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
                 .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS")).map(EnvVar::getValue).findFirst().orElseThrow();
-        assertThat(javaToolOptions.apply("")).isEqualTo("-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp");
+        String defaults = "-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp -XX:Tier4InvocationThreshold=100000"
+                + " -XX:Tier4MinInvocationThreshold=12000 -XX:Tier4CompileThreshold=300000 -XX:Tier4BackEdgeThreshold=800000";
+        assertThat(javaToolOptions.apply("")).isEqualTo(defaults);
         assertThat(WorkerStatefulSets.desired(job(""), SETTINGS, "h").getSpec().getTemplate().getSpec().getContainers().get(0)
                 .getTerminationMessagePolicy()).as("a failed worker's log tail reaches its pod's status").isEqualTo("FallbackToLogsOnError");
-        assertThat(javaToolOptions.apply("  worker: {image: my/worker:2}\n")).isEqualTo("-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp");
+        assertThat(javaToolOptions.apply("  worker: {image: my/worker:2}\n")).isEqualTo(defaults);
         assertThat(javaToolOptions.apply("  worker:\n    jvmOptions: \"-XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=50\"\n"))
-                .isEqualTo("-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=50");
+                .isEqualTo(defaults + " -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=50");
     }
 
     @Test
