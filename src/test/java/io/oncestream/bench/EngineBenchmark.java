@@ -249,7 +249,7 @@ public final class EngineBenchmark {
             }
         }
         if (sparkClasspath != null) {
-            System.out.printf("  Spark Structured Streaming %s, local[%d], %s records per micro-batch, -Xmx%s%n", SPARK_VERSION,
+            System.out.printf("  Spark Structured Streaming %s, local[%d], %s records per micro-batch, -Xmx%s%n", sparkVersion,
                     SPARK_THREADS, sparkBatch == 0 ? "all" : String.format("%,d", sparkBatch), SPARK_HEAP);
             System.out.printf("    whole process                      : %.0f ms (%,.0f rows/s)%n", medianOf(spark, 0), medianOf(spark, 1));
             System.out.printf("    Spark JVM CPU per million records  : %.1f CPU-s%n", medianOf(spark, 2));
@@ -268,8 +268,8 @@ public final class EngineBenchmark {
         }
     }
 
-    /** The Spark version {@code deploy/local/spark/pom.xml} builds against, as printed with the results. */
-    private static final String SPARK_VERSION = "3.5.4";
+    /** The Spark version the comparison job ran with, as it printed it. */
+    private String sparkVersion = "?";
     /** Spark's task threads (local[N]) and heap; writes in flight per task, so that tasks × writes = the worker's 256. */
     private static final int SPARK_THREADS = 2;
     private static final String SPARK_HEAP = "2g";
@@ -303,6 +303,8 @@ public final class EngineBenchmark {
                     + String.join("\n", tail(Files.readAllLines(output), 40)));
         }
         checkWideTable(table);
+        Files.readAllLines(output).stream().filter(l -> l.startsWith("spark version ")).findFirst()
+                .ifPresent(l -> sparkVersion = l.substring("spark version ".length()));
         return new double[] {ended - started, passingRecords / ((ended - started) / 1000.0), childCpuSeconds(times) / records * 1e6};
     }
 
@@ -765,11 +767,11 @@ public final class EngineBenchmark {
             }
             producer.flush();
         }
-        passingRecords = (int) values.stream().filter(Row::passes).count();
         passingSeqs = new java.util.BitSet(count);
         for (int i = 0; i < count; i++) {
             passingSeqs.set(i, Row.passes(values.get(i)));
         }
+        passingRecords = passingSeqs.cardinality();
         return values;
     }
 

@@ -47,6 +47,7 @@ public final class SparkOrders {
                 .config("spark.cassandra.output.consistency.level", "ONE")
                 .config("spark.cassandra.output.concurrent.writes", args[10])
                 .getOrCreate();
+        System.out.println("spark version " + spark.version());
         StructType order = new StructType()
                 .add("id", DataTypes.StringType)
                 .add("status", DataTypes.StringType)
