@@ -30,6 +30,9 @@ set -a
 source deploy/local/test.env
 set +a
 
+if [[ " $* " == *" --spark "* && " $* " != *" --worker-process "* ]]; then
+  echo "--spark goes with --worker-process N (it compares Spark with the packaged worker)" >&2; exit 2
+fi
 started=()
 services=(kafka cassandra)
 [[ " $* " == *" --decoding-only "* ]] && services=() # CPU only: no Kafka, no Cassandra
@@ -72,7 +75,6 @@ goal=test-compile
 mvn -B -q -Dstyle.color=never $goal dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
   -Dmdep.includeScope=test > target/bench-build.log 2>&1 || { cat target/bench-build.log; exit 1; }
 if $spark; then
-  [[ " $* " == *" --worker-process "* ]] || { echo "--spark goes with --worker-process" >&2; exit 2; }
   echo "[bench] building the Spark comparison job (deploy/local/spark)"
   (cd deploy/local/spark && mvn -B -q -Dstyle.color=never package dependency:build-classpath \
     -Dmdep.outputFile=target/classpath.txt > "$repo/target/spark-build.log" 2>&1) || { cat target/spark-build.log; exit 1; }

@@ -286,15 +286,13 @@ public final class EngineBenchmark {
         Path output = dir.resolve("spark.log");
         Path times = dir.resolve("cpu-times.txt");
         int colon = contactPoint.lastIndexOf(':');
-        List<String> commandLine = new ArrayList<>(List.of("sh", "-c", "\"$@\"; status=$?; times > \"$CPU_TIMES\"; exit $status", "sh",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + SPARK_HEAP));
-        commandLine.addAll(SPARK_JAVA_17_OPTIONS);
-        commandLine.addAll(List.of("-cp", sparkClasspath, "io.oncestream.bench.spark.SparkOrders", bootstrap, topic,
+        List<String> javaArguments = new ArrayList<>(List.of("-Xmx" + SPARK_HEAP));
+        javaArguments.addAll(SPARK_JAVA_17_OPTIONS);
+        javaArguments.addAll(List.of("-cp", sparkClasspath, "io.oncestream.bench.spark.SparkOrders", bootstrap, topic,
                 contactPoint.substring(0, colon), contactPoint.substring(colon + 1), datacenter, keyspace, table,
                 dir.resolve("checkpoint").toString(), Long.toString(sparkBatch), Integer.toString(SPARK_THREADS),
                 Integer.toString(SPARK_WRITES_PER_TASK)));
-        ProcessBuilder command = new ProcessBuilder(commandLine).redirectErrorStream(true).redirectOutput(output.toFile());
-        command.environment().put("CPU_TIMES", times.toString());
+        ProcessBuilder command = timedJava(javaArguments, output, times);
         long started = System.currentTimeMillis();
         int exit = command.start().waitFor();
         long ended = System.currentTimeMillis();
@@ -358,16 +356,13 @@ public final class EngineBenchmark {
         Path job = Files.writeString(dir.resolve("job.json"), config(topic, table, 50_000, true));
         Path output = dir.resolve("worker.log");
         Path times = dir.resolve("cpu-times.txt");
-        // Run by sh, whose "times" prints the CPU time its children used (user, system): the whole worker JVM's.
-        List<String> commandLine = new ArrayList<>(List.of("sh", "-c", "\"$@\"; status=$?; times > \"$CPU_TIMES\"; exit $status", "sh",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m"));
+        List<String> javaArguments = new ArrayList<>(List.of("-Xmx512m"));
         if (!options.isEmpty()) {
-            commandLine.addAll(List.of(options.split("\\s+")));
+            javaArguments.addAll(List.of(options.split("\\s+")));
         }
-        commandLine.addAll(List.of("-jar", jar.toString(), "worker", "--config", job.toString(), "--checkpoint",
+        javaArguments.addAll(List.of("-jar", jar.toString(), "worker", "--config", job.toString(), "--checkpoint",
                 dir.resolve("checkpoint").toString(), "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0"));
-        ProcessBuilder command = new ProcessBuilder(commandLine).redirectErrorStream(true).redirectOutput(output.toFile());
-        command.environment().put("CPU_TIMES", times.toString());
+        ProcessBuilder command = timedJava(javaArguments, output, times);
         // As in a worker pod: the operator's default JVM options; the run's own options come after them and win.
         command.environment().put("JAVA_TOOL_OPTIONS", io.oncestream.operator.WorkerStatefulSets.DEFAULT_JVM_OPTIONS);
         long started = System.currentTimeMillis();
@@ -413,6 +408,20 @@ public final class EngineBenchmark {
             out[5 + k] = byKind[k] / records * 1e6;
         }
         return out;
+    }
+
+    /**
+     * A JVM of this benchmark's Java with {@code javaArguments}, run by sh, whose {@code times}
+     * writes the CPU time its children used (user, system: the whole JVM's) to {@code times} for
+     * {@link #childCpuSeconds}; stdout and stderr go to {@code output}.
+     */
+    private static ProcessBuilder timedJava(List<String> javaArguments, Path output, Path times) {
+        List<String> commandLine = new ArrayList<>(List.of("sh", "-c", "\"$@\"; status=$?; times > \"$CPU_TIMES\"; exit $status", "sh",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        commandLine.addAll(javaArguments);
+        ProcessBuilder command = new ProcessBuilder(commandLine).redirectErrorStream(true).redirectOutput(output.toFile());
+        command.environment().put("CPU_TIMES", times.toString());
+        return command;
     }
 
     /** CPU-s per million input records per kind of thread ({@link ThreadCpu#KINDS} order), with shares. */
