@@ -13,7 +13,9 @@
 #        deploy/local/benchmark.sh --worker-process 3 [--records 200000] [--passing 0.3] [--worker-java-options "|-XX:A"]   (the packaged worker as a
 #          whole process, availableNow: its fixed costs at start and at exit and its CPU per record, median of 3 runs,
 #          and that CPU by kind of thread (JIT compilers, main, driver, GC; from /proc on Linux);
-#          with --worker-java-options, each run once per set of JVM options, sets separated by |)
+#          with --worker-java-options, each run once per set of JVM options, sets separated by |;
+#          with --baseline DIR, a copy of an earlier build's target/quarkus-app, that build too in every run,
+#          with the first set of options: a code change side by side. One run comes first, not measured)
 #        deploy/local/benchmark.sh --worker-process 3 --records 1000000 --passing 0.3 --spark [--spark-batch 50000]
 #          (and in each run, on the same topic and Cassandra, the same job in Spark Structured Streaming
 #          3.5 with the Spark Cassandra Connector, local[2], as a whole process: worker / Spark rows/s and

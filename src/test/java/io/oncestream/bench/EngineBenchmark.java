@@ -77,6 +77,11 @@ public final class EngineBenchmark {
      * ({@code --worker-java-options "-XX:A|-XX:B"}, {@code |} between sets; worker-process mode).
      */
     private List<String> workerJavaOptions = List.of("");
+    /**
+     * Another build of the worker ({@code --baseline DIR}: a copy of an earlier {@code target/quarkus-app}),
+     * run in each round with the first set of JVM options, or null: a code change measured side by side.
+     */
+    private Path baseline;
     /** How many of the records {@link #produce} made pass the filter. */
     private int passingRecords;
     /**
@@ -123,6 +128,7 @@ public final class EngineBenchmark {
                 b.passing = Double.parseDouble(a.getOrDefault("passing", "1"));
                 b.workerJavaOptions = List.of(a.getOrDefault("worker-java-options", "").split("\\|", -1));
                 b.sparkClasspath = a.get("spark-classpath");
+                b.baseline = a.containsKey("baseline") ? Path.of(a.get("baseline")) : null;
                 b.sparkBatch = Long.parseLong(a.getOrDefault("spark-batch", "50000"));
                 b.workerProcess(Integer.parseInt(a.get("worker-process")));
             } else if (a.containsKey("latency-at")) {
@@ -205,36 +211,55 @@ public final class EngineBenchmark {
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar + " is missing: build the worker first (mvn package -DskipTests)");
         }
+        // What runs side by side in each round: this build with each set of options, then the baseline build.
+        List<WorkerVariant> variants = new ArrayList<>();
+        for (String options : workerJavaOptions) {
+            variants.add(new WorkerVariant("JVM options [-Xmx512m " + options.trim() + "]", jar, options.trim()));
+        }
+        if (baseline != null) {
+            Path baselineJar = baseline.resolve("quarkus-run.jar");
+            if (!Files.exists(baselineJar)) {
+                throw new IllegalStateException(baselineJar + " is missing: --baseline names a copy of an earlier build's"
+                        + " target/quarkus-app");
+            }
+            String options = workerJavaOptions.get(0).trim();
+            variants.add(new WorkerVariant("baseline build " + baseline + ", JVM options [-Xmx512m " + options + "]",
+                    baselineJar, options));
+        }
         String topic = "bench-process-" + System.currentTimeMillis();
         freshKeyspaceAndTopic(topic);
-        List<List<double[]>> results = new ArrayList<>(); // per set of options: {start to first batch, last commit to exit, whole, rows/s, CPU-s/M}
+        // A Cassandra node just started, or a topic just written, made the first measured run the
+        // slowest of every benchmark (12.5k rows/s against 17-21k): one run first, not measured.
+        log("warm-up: the worker over the topic once, not measured, so that Kafka and Cassandra are warm for run 1");
+        workerRun(jar, topic, "wide_process_warmup", variants.get(0).options());
+        List<List<double[]>> results = new ArrayList<>(); // per variant: {start to first batch, last commit to exit, whole, rows/s, CPU-s/M}
         List<double[]> spark = new ArrayList<>(); // per run: {whole, rows/s, CPU-s/M}
-        workerJavaOptions.forEach(o -> results.add(new ArrayList<>()));
+        variants.forEach(v -> results.add(new ArrayList<>()));
         for (int run = 1; run <= runs; run++) {
-            for (int set = 0; set < workerJavaOptions.size(); set++) { // side by side: each set of options once per round
-                String options = workerJavaOptions.get(set).trim();
-                double[] r = workerRun(jar, topic, "wide_process_" + run + "_" + set, options);
+            for (int set = 0; set < variants.size(); set++) { // side by side: each variant once per round
+                WorkerVariant variant = variants.get(set);
+                double[] r = workerRun(variant.jar(), topic, "wide_process_" + run + "_" + set, variant.options());
                 results.get(set).add(r);
-                log("run %d, JVM options [-Xmx512m %s]: process start to first batch %.0f ms, last commit to exit %.0f ms,"
-                        + " whole process %.0f ms (%,.0f rows/s), %.1f CPU-s per million input records (%s)", run, options, r[0], r[1], r[2],
-                        r[3], r[4], byKind(Arrays.copyOfRange(r, 5, r.length), "sampled every 100 ms"));
+                log("run %d, %s: process start to first batch %.0f ms, last commit to exit %.0f ms,"
+                        + " whole process %.0f ms (%,.0f rows/s), %.1f CPU-s per million input records (%s)", run, variant.label(),
+                        r[0], r[1], r[2], r[3], r[4], byKind(Arrays.copyOfRange(r, 5, r.length), "sampled every 100 ms"));
             }
             if (sparkClasspath != null) { // in the same round, on the same topic and Cassandra
                 double[] s = sparkRun(topic, "wide_spark_" + run);
                 spark.add(s);
                 double[] w = results.get(0).get(run - 1);
                 log("run %d, Spark Structured Streaming: whole process %.0f ms (%,.0f rows/s), %.1f CPU-s per million input records;"
-                        + " worker [-Xmx512m %s] / Spark: rows/s %.2f, CPU per record %.2f", run, s[0], s[1], s[2],
-                        workerJavaOptions.get(0).trim(), w[3] / s[1], w[4] / s[2]);
+                        + " worker %s / Spark: rows/s %.2f, CPU per record %.2f", run, s[0], s[1], s[2],
+                        variants.get(0).label(), w[3] / s[1], w[4] / s[2]);
             }
         }
         System.out.println();
         System.out.printf("RESULTS (packaged worker, availableNow, %,d records of which %,d pass the filter, into the wide table,"
-                + " median of %d runs; JAVA_TOOL_OPTIONS as in a worker pod: %s)%n", records, passingRecords, runs,
+                + " median of %d runs after one not measured; JAVA_TOOL_OPTIONS as in a worker pod: %s)%n", records, passingRecords, runs,
                 io.oncestream.operator.WorkerStatefulSets.DEFAULT_JVM_OPTIONS);
-        for (int set = 0; set < workerJavaOptions.size(); set++) {
+        for (int set = 0; set < variants.size(); set++) {
             List<double[]> r = results.get(set);
-            System.out.printf("  JVM options [-Xmx512m %s]%n", workerJavaOptions.get(set).trim());
+            System.out.printf("  %s%n", variants.get(set).label());
             System.out.printf("    process start to its first batch   : %.0f ms%n", medianOf(r, 0));
             System.out.printf("    last commit to process exit        : %.0f ms%n", medianOf(r, 1));
             System.out.printf("    whole process                      : %.0f ms (%,.0f rows/s)%n", medianOf(r, 2), medianOf(r, 3));
@@ -248,12 +273,29 @@ public final class EngineBenchmark {
                 System.out.printf("      by thread, medians               : %s%n", byKind(medians, "each kind's median"));
             }
         }
+        if (baseline != null) {
+            List<double[]> now = results.get(0);
+            List<double[]> before = results.get(variants.size() - 1);
+            double[] rate = new double[runs];
+            double[] cpu = new double[runs];
+            double[] start = new double[runs];
+            for (int run = 0; run < runs; run++) {
+                rate[run] = now.get(run)[3] / before.get(run)[3];
+                cpu[run] = now.get(run)[4] / before.get(run)[4];
+                start[run] = now.get(run)[0] / before.get(run)[0];
+            }
+            Arrays.sort(rate);
+            Arrays.sort(cpu);
+            Arrays.sort(start);
+            System.out.printf("  this build / baseline, per run       : rows/s %s (median %.2f), CPU per record %s (median %.2f),"
+                    + " start to first batch %s (median %.2f)%n", fmt(rate), median(rate), fmt(cpu), median(cpu), fmt(start), median(start));
+        }
         if (sparkClasspath != null) {
             System.out.printf("  Spark Structured Streaming %s, local[%d], %s records per micro-batch, -Xmx%s%n", sparkVersion,
                     SPARK_THREADS, sparkBatch == 0 ? "all" : String.format("%,d", sparkBatch), SPARK_HEAP);
             System.out.printf("    whole process                      : %.0f ms (%,.0f rows/s)%n", medianOf(spark, 0), medianOf(spark, 1));
             System.out.printf("    Spark JVM CPU per million records  : %.1f CPU-s%n", medianOf(spark, 2));
-            for (int set = 0; set < workerJavaOptions.size(); set++) {
+            for (int set = 0; set < variants.size(); set++) {
                 double[] rate = new double[runs];
                 double[] cpu = new double[runs];
                 for (int run = 0; run < runs; run++) {
@@ -262,10 +304,14 @@ public final class EngineBenchmark {
                 }
                 Arrays.sort(rate);
                 Arrays.sort(cpu);
-                System.out.printf("  worker [-Xmx512m %s] / Spark, per run : rows/s %s (median %.2f), CPU per record %s (median %.2f)%n",
-                        workerJavaOptions.get(set).trim(), fmt(rate), median(rate), fmt(cpu), median(cpu));
+                System.out.printf("  worker, %s / Spark, per run : rows/s %s (median %.2f), CPU per record %s (median %.2f)%n",
+                        variants.get(set).label(), fmt(rate), median(rate), fmt(cpu), median(cpu));
             }
         }
+    }
+
+    /** A build of the worker and the JVM options it runs with, in the worker-process benchmark. */
+    private record WorkerVariant(String label, Path jar, String options) {
     }
 
     /** The Spark version the comparison job ran with, as it printed it. */
