@@ -1,7 +1,10 @@
 package io.oncestream.worker;
 
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -67,15 +70,15 @@ public final class EngineAssembly implements AutoCloseable {
     public EngineAssembly(JobConfig config, int workerIndex, Path checkpointDir, CqlSession session, ProgressTracker progress,
             BooleanSupplier stopRequested, Options options) {
         this(config, workerIndex, Checkpoint.open(checkpointDir, metadata(config, workerIndex), options.files()), session, false,
-                progress, stopRequested, options);
+                () -> RecordTransformer.compile(config), progress, stopRequested, options);
     }
 
     private EngineAssembly(JobConfig config, int workerIndex, Checkpoint checkpoint, CqlSession session, boolean ownsSession,
-            ProgressTracker progress, BooleanSupplier stopRequested, Options options) {
+            Supplier<RecordTransformer> compiled, ProgressTracker progress, BooleanSupplier stopRequested, Options options) {
         KafkaRecordSource openedSource = null;
         RecordTransformer transformer;
         try {
-            transformer = RecordTransformer.compile(config);
+            transformer = compiled.get();
             PartitionAssignment assignment = new PartitionAssignment(config.source().topics(), config.parallelism(), workerIndex);
             openedSource = new KafkaRecordSource(config.source(), assignment, stopRequested);
             this.sink = CassandraSink.open(session, config, stopRequested);
@@ -102,6 +105,13 @@ public final class EngineAssembly implements AutoCloseable {
     public static EngineAssembly connect(JobConfig config, int workerIndex, Path checkpointDir, String cassandraUsername,
             String cassandraPassword, ProgressTracker progress, BooleanSupplier stopRequested, Options options) {
         Checkpoint checkpoint = Checkpoint.open(checkpointDir, metadata(config, workerIndex), options.files());
+        // The expressions compile on a thread of their own while the driver connects: setting up
+        // CEL is a few hundred ms of CPU at start, and connecting is mostly waiting for Cassandra.
+        CompletableFuture<RecordTransformer> compiling = CompletableFuture.supplyAsync(() -> RecordTransformer.compile(config), task -> {
+            Thread thread = new Thread(task, "compile-expressions");
+            thread.setDaemon(true);
+            thread.start();
+        });
         CqlSession session;
         try {
             MicroBatchEngine.reportRecovered(checkpoint, progress);
@@ -118,7 +128,23 @@ public final class EngineAssembly implements AutoCloseable {
             closeQuietly(checkpoint, e);
             throw e;
         }
-        return new EngineAssembly(config, workerIndex, checkpoint, session, true, progress, stopRequested, options);
+        return new EngineAssembly(config, workerIndex, checkpoint, session, true, () -> joined(compiling), progress, stopRequested,
+                options);
+    }
+
+    /** The compiled expressions, or what compiling them threw (an invalid expression names its field). */
+    private static RecordTransformer joined(CompletableFuture<RecordTransformer> compiling) {
+        try {
+            return compiling.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        }
     }
 
     private static CheckpointMetadata metadata(JobConfig config, int workerIndex) {

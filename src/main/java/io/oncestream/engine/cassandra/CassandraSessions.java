@@ -80,6 +80,10 @@ public final class CassandraSessions {
                 .withDuration(DefaultDriverOption.RECONNECTION_MAX_DELAY, Duration.ofSeconds(5))
                 .withBoolean(DefaultDriverOption.RECONNECT_ON_INIT, reconnectOnInit)
                 .withInt(DefaultDriverOption.CONNECTION_MAX_REQUESTS, 2048)
+                // Every write states its own USING TIMESTAMP (WriteTimestamps), so the driver's
+                // client-side timestamps would be ignored; without them the driver also does not
+                // load its native clock (jnr-ffi: ~450 classes and generated code at start).
+                .withString(DefaultDriverOption.TIMESTAMP_GENERATOR_CLASS, "ServerSideTimestampGenerator")
                 // Closing waits for event-loop tasks that arrive within a quiet period (2 s by
                 // default); a worker closes its session only when it is done with it.
                 .withInt(DefaultDriverOption.NETTY_IO_SHUTDOWN_QUIET_PERIOD, 0)
