@@ -15,7 +15,9 @@
 #          and that CPU by kind of thread (JIT compilers, main, driver, GC; from /proc on Linux);
 #          with --worker-java-options, each run once per set of JVM options, sets separated by |;
 #          with --baseline DIR, a copy of an earlier build's target/quarkus-app, that build too in every run,
-#          with the first set of options: a code change side by side. One run comes first, not measured)
+#          with the first set of options: a code change side by side; with --aot-java JAVA_HOME, a JDK 25 or
+#          later, the worker on it too, without and with an AOT cache (JEP 483/515) from a training run that
+#          read no records and from one over the same topic. One run comes first, not measured)
 #        deploy/local/benchmark.sh --worker-process 3 --records 1000000 --passing 0.3 --spark [--spark-batch 50000]
 #          (and in each run, on the same topic and Cassandra, the same job in Spark Structured Streaming
 #          3.5 with the Spark Cassandra Connector, local[2], as a whole process: worker / Spark rows/s and

@@ -82,6 +82,11 @@ public final class EngineBenchmark {
      * run in each round with the first set of JVM options, or null: a code change measured side by side.
      */
     private Path baseline;
+    /**
+     * A JDK of version 25 or later ({@code --aot-java JAVA_HOME}), or null: the worker also runs on it, without
+     * and with an AOT cache (JEP 483, 515) made by a training run, each with the first set of JVM options.
+     */
+    private Path aotJava;
     /** How many of the records {@link #produce} made pass the filter. */
     private int passingRecords;
     /**
@@ -129,6 +134,7 @@ public final class EngineBenchmark {
                 b.workerJavaOptions = List.of(a.getOrDefault("worker-java-options", "").split("\\|", -1));
                 b.sparkClasspath = a.get("spark-classpath");
                 b.baseline = a.containsKey("baseline") ? Path.of(a.get("baseline")) : null;
+                b.aotJava = a.containsKey("aot-java") ? Path.of(a.get("aot-java")) : null;
                 b.sparkBatch = Long.parseLong(a.getOrDefault("spark-batch", "50000"));
                 b.workerProcess(Integer.parseInt(a.get("worker-process")));
             } else if (a.containsKey("latency-at")) {
@@ -214,7 +220,7 @@ public final class EngineBenchmark {
         // What runs side by side in each round: this build with each set of options, then the baseline build.
         List<WorkerVariant> variants = new ArrayList<>();
         for (String options : workerJavaOptions) {
-            variants.add(new WorkerVariant("JVM options [-Xmx512m " + options.trim() + "]", jar, options.trim()));
+            variants.add(new WorkerVariant("JVM options [-Xmx512m " + options.trim() + "]", null, jar, options.trim()));
         }
         if (baseline != null) {
             Path baselineJar = baseline.resolve("quarkus-run.jar");
@@ -224,21 +230,40 @@ public final class EngineBenchmark {
             }
             String options = workerJavaOptions.get(0).trim();
             variants.add(new WorkerVariant("baseline build " + baseline + ", JVM options [-Xmx512m " + options + "]",
-                    baselineJar, options));
+                    null, baselineJar, options));
         }
         String topic = "bench-process-" + System.currentTimeMillis();
         freshKeyspaceAndTopic(topic);
         // A Cassandra node just started, or a topic just written, made the first measured run the
         // slowest of every benchmark (12.5k rows/s against 17-21k): one run first, not measured.
         log("warm-up: the worker over the topic once, not measured, so that Kafka and Cassandra are warm for run 1");
-        workerRun(jar, topic, "wide_process_warmup", variants.get(0).options());
+        workerRun(variants.get(0), topic, "wide_process_warmup");
+        if (aotJava != null) {
+            Path java = aotJava.resolve("bin/java");
+            if (!Files.isExecutable(java)) {
+                throw new IllegalStateException(java + " is missing: --aot-java names a JDK home, of version 25 or later");
+            }
+            String options = workerJavaOptions.get(0).trim();
+            String on = "JDK " + aotJava + ", JVM options [-Xmx512m " + options + "]";
+            Path started = work.resolve("aot-start.aot");
+            Path whole = work.resolve("aot-whole.aot");
+            log("AOT cache training (not measured): the worker on %s starting and finding no records (startingOffsets latest)", aotJava);
+            aotTraining(java, jar, topic, "wide_process_aot_start", true, started);
+            log("AOT cache training (not measured): the worker on %s over the whole topic", aotJava);
+            aotTraining(java, jar, topic, "wide_process_aot_whole", false, whole);
+            variants.add(new WorkerVariant(on, java, jar, options));
+            variants.add(new WorkerVariant(on + ", AOT cache of a start that read no records", java, jar,
+                    (options + " -XX:AOTCache=" + started).trim()));
+            variants.add(new WorkerVariant(on + ", AOT cache of a run over this same topic", java, jar,
+                    (options + " -XX:AOTCache=" + whole).trim()));
+        }
         List<List<double[]>> results = new ArrayList<>(); // per variant: {start to first batch, last commit to exit, whole, rows/s, CPU-s/M}
         List<double[]> spark = new ArrayList<>(); // per run: {whole, rows/s, CPU-s/M}
         variants.forEach(v -> results.add(new ArrayList<>()));
         for (int run = 1; run <= runs; run++) {
             for (int set = 0; set < variants.size(); set++) { // side by side: each variant once per round
                 WorkerVariant variant = variants.get(set);
-                double[] r = workerRun(variant.jar(), topic, "wide_process_" + run + "_" + set, variant.options());
+                double[] r = workerRun(variant, topic, "wide_process_" + run + "_" + set);
                 results.get(set).add(r);
                 log("run %d, %s: process start to first batch %.0f ms, last commit to exit %.0f ms,"
                         + " whole process %.0f ms (%,.0f rows/s), %.1f CPU-s per million input records (%s)", run, variant.label(),
@@ -311,7 +336,7 @@ public final class EngineBenchmark {
     }
 
     /** A build of the worker and the JVM options it runs with, in the worker-process benchmark. */
-    private record WorkerVariant(String label, Path jar, String options) {
+    private record WorkerVariant(String label, Path java, Path jar, String options) {
     }
 
     /** The Spark version the comparison job ran with, as it printed it. */
@@ -338,7 +363,7 @@ public final class EngineBenchmark {
                 contactPoint.substring(0, colon), contactPoint.substring(colon + 1), datacenter, keyspace, table,
                 dir.resolve("checkpoint").toString(), Long.toString(sparkBatch), Integer.toString(SPARK_THREADS),
                 Integer.toString(SPARK_WRITES_PER_TASK)));
-        ProcessBuilder command = timedJava(javaArguments, output, times);
+        ProcessBuilder command = timedJava(null, javaArguments, output, times);
         long started = System.currentTimeMillis();
         int exit = command.start().waitFor();
         long ended = System.currentTimeMillis();
@@ -396,21 +421,13 @@ public final class EngineBenchmark {
      * One run of the packaged worker into a new table: {start to first batch, last commit to exit,
      * whole, rows/s, CPU-s/M, then CPU-s/M per kind of thread as {@link ThreadCpu#KINDS} (0 without /proc)}.
      */
-    private double[] workerRun(Path jar, String topic, String table, String options) throws Exception {
+    private double[] workerRun(WorkerVariant variant, String topic, String table) throws Exception {
         createTable(table);
         Path dir = Files.createDirectories(work.resolve(table));
-        Path job = Files.writeString(dir.resolve("job.json"), config(topic, table, 50_000, true));
         Path output = dir.resolve("worker.log");
         Path times = dir.resolve("cpu-times.txt");
-        List<String> javaArguments = new ArrayList<>(List.of("-Xmx512m"));
-        if (!options.isEmpty()) {
-            javaArguments.addAll(List.of(options.split("\\s+")));
-        }
-        javaArguments.addAll(List.of("-jar", jar.toString(), "worker", "--config", job.toString(), "--checkpoint",
-                dir.resolve("checkpoint").toString(), "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0"));
-        ProcessBuilder command = timedJava(javaArguments, output, times);
-        // As in a worker pod: the operator's default JVM options; the run's own options come after them and win.
-        command.environment().put("JAVA_TOOL_OPTIONS", io.oncestream.operator.WorkerStatefulSets.DEFAULT_JVM_OPTIONS);
+        ProcessBuilder command = workerCommand(variant.java(), variant.jar(), variant.options(),
+                Files.writeString(dir.resolve("job.json"), config(topic, table, 50_000, true)), dir, output, times);
         long started = System.currentTimeMillis();
         Process worker = command.start();
         ThreadCpu threads = ThreadCpu.available() ? new ThreadCpu(worker) : null;
@@ -457,13 +474,51 @@ public final class EngineBenchmark {
     }
 
     /**
-     * A JVM of this benchmark's Java with {@code javaArguments}, run by sh, whose {@code times}
+     * The packaged worker as a pod starts it: {@code java} (null: this benchmark's) with the operator's
+     * default JVM options in {@code JAVA_TOOL_OPTIONS}, then a 512 MB heap and {@code options}, which win.
+     */
+    private static ProcessBuilder workerCommand(Path java, Path jar, String options, Path job, Path dir, Path output, Path times) {
+        List<String> javaArguments = new ArrayList<>(List.of("-Xmx512m"));
+        if (!options.isEmpty()) {
+            javaArguments.addAll(List.of(options.split("\\s+")));
+        }
+        javaArguments.addAll(List.of("-jar", jar.toString(), "worker", "--config", job.toString(), "--checkpoint",
+                dir.resolve("checkpoint").toString(), "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0"));
+        ProcessBuilder command = timedJava(java, javaArguments, output, times);
+        command.environment().put("JAVA_TOOL_OPTIONS", io.oncestream.operator.WorkerStatefulSets.DEFAULT_JVM_OPTIONS);
+        return command;
+    }
+
+    /**
+     * A training run of the worker on {@code java} (25 or later) that writes an AOT cache to {@code cache} as it
+     * exits ({@code -XX:AOTCacheOutput}): over the whole topic, or ({@code readNothing}) starting at its end, so
+     * that the worker connects, plans, finds no record and exits.
+     */
+    private void aotTraining(Path java, Path jar, String topic, String table, boolean readNothing, Path cache) throws Exception {
+        createTable(table);
+        Path dir = Files.createDirectories(work.resolve(table));
+        String job = config(topic, table, 50_000, true);
+        if (readNothing) {
+            job = job.replace("\"maxRecordsPerBatch\"", "\"startingOffsets\": \"latest\", \"maxRecordsPerBatch\"");
+        }
+        Path output = dir.resolve("worker.log");
+        Process worker = workerCommand(java, jar, (workerJavaOptions.get(0).trim() + " -XX:AOTCacheOutput=" + cache).trim(),
+                Files.writeString(dir.resolve("job.json"), job), dir, output, dir.resolve("cpu-times.txt")).start();
+        int exit = worker.waitFor();
+        if (exit != 0 || !Files.exists(cache)) {
+            throw new IllegalStateException("the AOT training run exited with " + exit + (Files.exists(cache) ? "" : " and wrote no "
+                    + cache) + "; its log, " + output + ", ends:\n" + String.join("\n", tail(Files.readAllLines(output), 40)));
+        }
+    }
+
+    /**
+     * A JVM of {@code java} (null: this benchmark's Java) with {@code javaArguments}, run by sh, whose {@code times}
      * writes the CPU time its children used (user, system: the whole JVM's) to {@code times} for
      * {@link #childCpuSeconds}; stdout and stderr go to {@code output}.
      */
-    private static ProcessBuilder timedJava(List<String> javaArguments, Path output, Path times) {
+    private static ProcessBuilder timedJava(Path java, List<String> javaArguments, Path output, Path times) {
         List<String> commandLine = new ArrayList<>(List.of("sh", "-c", "\"$@\"; status=$?; times > \"$CPU_TIMES\"; exit $status", "sh",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+                (java != null ? java : Path.of(System.getProperty("java.home"), "bin", "java")).toString()));
         commandLine.addAll(javaArguments);
         ProcessBuilder command = new ProcessBuilder(commandLine).redirectErrorStream(true).redirectOutput(output.toFile());
         command.environment().put("CPU_TIMES", times.toString());
