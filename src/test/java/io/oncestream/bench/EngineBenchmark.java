@@ -252,10 +252,11 @@ public final class EngineBenchmark {
             log("AOT cache training (not measured): the worker on %s over the whole topic", aotJava);
             aotTraining(java, jar, topic, "wide_process_aot_whole", false, whole);
             variants.add(new WorkerVariant(on, java, jar, options));
+            // AOTMode=on: a cache the JVM cannot use fails the run instead of running without it.
             variants.add(new WorkerVariant(on + ", AOT cache of a start that read no records", java, jar,
-                    (options + " -XX:AOTCache=" + started).trim()));
+                    (options + " -XX:AOTMode=on -XX:AOTCache=" + started).trim()));
             variants.add(new WorkerVariant(on + ", AOT cache of a run over this same topic", java, jar,
-                    (options + " -XX:AOTCache=" + whole).trim()));
+                    (options + " -XX:AOTMode=on -XX:AOTCache=" + whole).trim()));
         }
         List<List<double[]>> results = new ArrayList<>(); // per variant: {start to first batch, last commit to exit, whole, rows/s, CPU-s/M}
         List<double[]> spark = new ArrayList<>(); // per run: {whole, rows/s, CPU-s/M}
