@@ -34,4 +34,21 @@ class PackagedWorkerIT {
         }
         assertThat(job.rows()).isEqualTo(job.orders.expectedRows());
     }
+
+    @Test
+    void aFilterThatDoesNotCompileFailsTheWorkerNamingTheField(KafkaBroker kafka, CassandraNode cassandra, @TempDir Path dir) {
+        // The worker compiles its expressions on a thread of its own while the driver connects;
+        // the error still reaches the log, the exit code and the field's name.
+        Path runner = LocalService.repoDir().resolve("target/quarkus-app/quarkus-run.jar");
+        EngineFixture job = new EngineFixture(kafka, cassandra, dir, "packaged-bad-filter", 1, 31,
+                json -> json.replace("\"intervalMs\": 200", "\"intervalMs\": 0, \"availableNow\": true")
+                        .replace("value.status == 'PAID' && value.amount > 100", "value.status == 'PAID' &&"));
+        assertThat(job.config).content().contains("value.status == 'PAID' &&\"");
+
+        try (WorkerProcess worker = job.startPackagedWorker(runner)) {
+            assertThat(worker.waitForExit(Duration.ofMinutes(3))).as(worker.log()).isEqualTo(1);
+            assertThat(worker.log()).contains("job failed: filter: CEL expression does not compile");
+        }
+        assertThat(job.rows()).isEmpty();
+    }
 }
