@@ -82,18 +82,14 @@ public final class RecordTransformer {
 
     /** Compiles the filter and columns of {@code config}; an error names the field, e.g. {@code sink.columns.amount}. */
     public static RecordTransformer compile(JobConfig config) {
-        CelRuntime runtime = CelRuntimeFactory.standardCelRuntimeBuilder().setOptions(OPTIONS)
-                .addLibraries(EXTENSIONS.stream().map(CelRuntimeLibrary.class::cast).toList())
-                .build();
         ValuePaths read = new ValuePaths();
         CelRuntime.Program filter = null;
         if (config.filter() != null && !config.filter().isBlank()) {
-            filter = program(runtime, compiler(SimpleType.BOOL), config.filter(), "filter", read);
+            filter = program(Environment.RUNTIME, Environment.FILTER, config.filter(), "filter", read);
         }
-        CelCompiler columnCompiler = compiler(SimpleType.DYN);
         Map<String, CelRuntime.Program> columns = new LinkedHashMap<>();
         config.sink().columns().forEach((column, expression) ->
-                columns.put(column, program(runtime, columnCompiler, expression, "sink.columns." + column, read)));
+                columns.put(column, program(Environment.RUNTIME, Environment.COLUMNS, expression, "sink.columns." + column, read)));
         // Plain field selections (value.a.b) are the common case; they are evaluated by walking
         // the decoded maps, with the same result and the same errors as CEL, at a fraction of the cost.
         Map<String, String[]> fieldPaths = new LinkedHashMap<>();
@@ -103,6 +99,19 @@ public final class RecordTransformer {
             }
         });
         return new RecordTransformer(config.format(), filter, columns, fieldPaths, read.keep());
+    }
+
+    /**
+     * The CEL environment, built on first use and then shared: CEL's compilers and runtime are
+     * immutable and safe to use from several threads, and building them costs far more than
+     * compiling a job's expressions (the operator checks every job's).
+     */
+    private static final class Environment {
+        static final CelRuntime RUNTIME = CelRuntimeFactory.standardCelRuntimeBuilder().setOptions(OPTIONS)
+                .addLibraries(EXTENSIONS.stream().map(CelRuntimeLibrary.class::cast).toList())
+                .build();
+        static final CelCompiler FILTER = compiler(SimpleType.BOOL);
+        static final CelCompiler COLUMNS = compiler(SimpleType.DYN);
     }
 
     private static CelCompiler compiler(CelType resultType) {
