@@ -11,7 +11,7 @@
 #        deploy/local/benchmark.sh --latency-at 14000 [--latency-seconds 20]   (latency alone at that rate,
 #          after a warm-up run; prints where the time goes and the benchmark JVM's GC pauses)
 #        deploy/local/benchmark.sh --worker-process 3 [--records 200000] [--passing 0.3] [--worker-java-options "|-XX:A"]   (the packaged worker as a
-#          whole process, availableNow: its fixed costs at start and at exit and its CPU per record, median of 3 runs,
+#          whole process, availableNow, on the JDK of the images' runtime (images.sh jdk): its fixed costs at start and at exit and its CPU per record, median of 3 runs,
 #          and that CPU by kind of thread (JIT compilers, main, driver, GC; from /proc on Linux);
 #          with --worker-java-options, each run once per set of JVM options, sets separated by |;
 #          with --baseline DIR, a copy of an earlier build's target/quarkus-app, that build too in every run,
@@ -78,6 +78,10 @@ goal=test-compile
 [[ " $* " == *" --worker-process "* ]] && goal="package -DskipTests" # runs the packaged worker
 mvn -B -q -Dstyle.color=never $goal dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
   -Dmdep.includeScope=test > target/bench-build.log 2>&1 || { cat target/bench-build.log; exit 1; }
+if [[ " $* " == *" --worker-process "* ]]; then
+  # The worker runs on the JDK of the images' runtime, as in a worker pod.
+  args+=(--worker-jdk "$(deploy/local/images.sh jdk)")
+fi
 if $spark; then
   echo "[bench] building the Spark comparison job (deploy/local/spark)"
   (cd deploy/local/spark && mvn -B -q -Dstyle.color=never package dependency:build-classpath \

@@ -2,17 +2,20 @@
 # Builds the images the local node runs, without any registry, and writes them as archives
 # that node.sh loads into containerd:
 #   pause.tar       localhost/oncestream/pause:1 — the pod sandbox (images/pause.c, static)
-#   (no archive)    localhost/oncestream/jre-base:17 — a Java runtime made with jlink from this
-#                   machine's JDK, with the system libraries it links (the stand-in for the
-#                   public JRE base that src/main/docker/Dockerfile uses by default)
+#   (no archive)    localhost/oncestream/jre-base:<Java version> — a Java runtime made with jlink
+#                   from a JDK of this machine (see `jdk` below), with the system libraries it
+#                   links (the stand-in for the public JRE base that src/main/docker/Dockerfile
+#                   uses by default, Java 25)
 #   oncestream.tar  docker.io/oncestream/oncestream:<version> — src/main/docker/Dockerfile,
 #                   the file users build, built by buildah on that base
 #
-# Usage: images.sh build [--load] | list | clean
+# Usage: images.sh build [--load] | list | clean | jdk
 #   build   build what is missing or out of date (the product image after every `mvn package`);
 #           --load also imports the archives into the running node
+#   jdk     print the JDK the runtime is made from: $ONCESTREAM_IMAGE_JDK if set, else the newest
+#           JDK of version 25 or later under /usr/lib/jvm, else the JDK of `java` on the PATH
 #
-# Settings (environment): IMAGES_DIR=$ONCESTREAM_LOCAL_DIR/images
+# Settings (environment): IMAGES_DIR=$ONCESTREAM_LOCAL_DIR/images, ONCESTREAM_IMAGE_JDK
 SERVICE=images
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -20,7 +23,6 @@ out=${IMAGES_DIR:-$ONCESTREAM_LOCAL_DIR/images}
 work="$out/work"
 here="$ONCESTREAM_REPO/deploy/local/images"
 pause_image=localhost/oncestream/pause:1
-base_image=localhost/oncestream/jre-base:17
 # What a public JRE image has and the application uses (jdk.httpserver: the worker's HTTP endpoints).
 jre_modules=java.se,jdk.httpserver,jdk.unsupported,jdk.crypto.ec,jdk.crypto.cryptoki,jdk.management,jdk.zipfs,jdk.naming.dns,jdk.net,jdk.jfr,jdk.jcmd,jdk.attach,jdk.localedata
 
@@ -56,24 +58,62 @@ build_pause() {
   save "$pause_image" "$out/pause.tar"
 }
 
-# The JDK that runs this script's `java`, and its version (the base is rebuilt if it changes).
-jdk_home() { dirname "$(dirname "$(readlink -f "$(command -v java)")")"; }
+# The feature version of the JDK at $1 (25 for 25.0.3), from its release file.
+java_major() { sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null; }
+
+# The JDK the runtime is made from (the base is rebuilt when it, or its version, changes).
+image_jdk() {
+  if [ -n "${ONCESTREAM_IMAGE_JDK:-}" ]; then
+    echo "$ONCESTREAM_IMAGE_JDK"
+    return 0
+  fi
+  local d major best="" best_major=0
+  for d in /usr/lib/jvm/*/; do
+    d=${d%/}
+    [ -L "$d" ] && continue # Debian's java-1.17.0-openjdk-amd64 style aliases
+    [ -x "$d/bin/jlink" ] || continue
+    major=$(java_major "$d")
+    if [ -n "$major" ] && [ "$major" -ge 25 ] && [ "$major" -gt "$best_major" ]; then
+      best=$d
+      best_major=$major
+    fi
+  done
+  if [ -n "$best" ]; then
+    echo "$best"
+  else
+    dirname "$(dirname "$(readlink -f "$(command -v java)")")"
+  fi
+}
+
+jdk=$(image_jdk)
+jdk_major=$(java_major "$jdk")
+base_image=localhost/oncestream/jre-base:${jdk_major:-unknown}
+# JVM options the image gives every java it starts (JDK_JAVA_OPTIONS, see the Dockerfile): on Java
+# 24 and later, the libraries' use of sun.misc.Unsafe and of native libraries without a warning in
+# every log; the options do not exist before, so an older runtime gets none.
+if [ "${jdk_major:-0}" -ge 24 ]; then
+  image_java_options="--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"
+else
+  image_java_options=""
+fi
 
 build_base() {
-  local jdk stamp
-  jdk=$(jdk_home)
-  stamp="$jdk $(java -version 2>&1 | head -1) $jre_modules"
+  local stamp
+  stamp="$jdk $("$jdk/bin/java" -version 2>&1 | head -1) $jre_modules cds"
   if buildah_ inspect "$base_image" >/dev/null 2>&1 && [ "$(cat "$work/jre-base.stamp" 2>/dev/null)" = "$stamp" ]; then
     return 0
   fi
-  [ -x "$jdk/bin/jlink" ] && [ -d "$jdk/jmods" ] || die "$jdk has no jlink or jmods (apt-get install openjdk-17-jdk-headless)"
+  [ -x "$jdk/bin/jlink" ] || die "$jdk has no jlink (apt-get install openjdk-17-jdk-headless, or set ONCESTREAM_IMAGE_JDK to a JDK home)"
+  [ "${jdk_major:-0}" -ge 25 ] \
+    || log "no JDK 25 or later under /usr/lib/jvm: the local runtime is Java ${jdk_major:-?} from $jdk (the public Dockerfile's base is Java 25)"
   log "building $base_image from $jdk (jlink)"
   local root="$work/jre-root"
   rm -rf "$root"
   mkdir -p "$root/opt/java" "$root/etc" "$root/tmp" "$root/deployments"
   chmod 1777 "$root/tmp"
+  # With the JDK's class-data-sharing archive, as the public JRE images have it (faster JVM starts).
   "$jdk/bin/jlink" --output "$root/opt/java/openjdk" --strip-debug --no-man-pages --no-header-files \
-    --add-modules "$jre_modules" \
+    --generate-cds-archive --add-modules "$jre_modules" \
     || die "jlink failed"
   # The system libraries the runtime links, at the same paths (with the dynamic loader).
   local lib
@@ -100,11 +140,12 @@ build_product() {
   [ -f "$app" ] || die "no $app: build the project first (mvn package -DskipTests)"
   image=$(product_image)
   if [ -f "$out/oncestream.tar" ] && [ -z "$(find "$ONCESTREAM_REPO/target/quarkus-app" "$ONCESTREAM_REPO/src/main/docker/Dockerfile" \
-      -newer "$out/oncestream.tar" -print -quit)" ]; then
+      "$work/jre-base.stamp" -newer "$out/oncestream.tar" -print -quit)" ]; then
     return 0
   fi
   log "building $image from src/main/docker/Dockerfile (base $base_image)"
   buildah_ bud -q --layers=false --pull=false --build-arg "BASE_IMAGE=$base_image" \
+    --build-arg "JDK_JAVA_OPTIONS=$image_java_options" \
     -f "$ONCESTREAM_REPO/src/main/docker/Dockerfile" -t "$image" "$ONCESTREAM_REPO" >/dev/null \
     || die "buildah bud failed"
   save "$image" "$out/oncestream.tar"
@@ -129,5 +170,6 @@ case "${1:-}" in
   build) shift; build "$@" ;;
   list) ls -l "$out"/*.tar 2>/dev/null; echo "product image: $(product_image)" ;;
   clean) rm -rf "$out"; log "removed $out" ;;
-  *) echo "usage: $0 build [--load] | list | clean" >&2; exit 2 ;;
+  jdk) echo "$jdk" ;;
+  *) echo "usage: $0 build [--load] | list | clean | jdk" >&2; exit 2 ;;
 esac

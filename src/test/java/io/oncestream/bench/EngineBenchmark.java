@@ -87,6 +87,8 @@ public final class EngineBenchmark {
      * and with an AOT cache (JEP 483, 515) made by a training run, each with the first set of JVM options.
      */
     private Path aotJava;
+    /** The JDK the worker runs on ({@code --worker-jdk JAVA_HOME}: the images' runtime, from benchmark.sh), or null: this benchmark's. */
+    private Path workerJdk;
     /** How many of the records {@link #produce} made pass the filter. */
     private int passingRecords;
     /**
@@ -135,6 +137,7 @@ public final class EngineBenchmark {
                 b.sparkClasspath = a.get("spark-classpath");
                 b.baseline = a.containsKey("baseline") ? Path.of(a.get("baseline")) : null;
                 b.aotJava = a.containsKey("aot-java") ? Path.of(a.get("aot-java")) : null;
+                b.workerJdk = a.containsKey("worker-jdk") ? Path.of(a.get("worker-jdk")) : null;
                 b.sparkBatch = Long.parseLong(a.getOrDefault("spark-batch", "50000"));
                 b.workerProcess(Integer.parseInt(a.get("worker-process")));
             } else if (a.containsKey("latency-at")) {
@@ -218,9 +221,13 @@ public final class EngineBenchmark {
             throw new IllegalStateException(jar + " is missing: build the worker first (mvn package -DskipTests)");
         }
         // What runs side by side in each round: this build with each set of options, then the baseline build.
+        Path workerJava = workerJdk == null ? null : workerJdk.resolve("bin/java");
+        if (workerJava != null && !Files.isExecutable(workerJava)) {
+            throw new IllegalStateException(workerJava + " is missing: --worker-jdk names a JDK home");
+        }
         List<WorkerVariant> variants = new ArrayList<>();
         for (String options : workerJavaOptions) {
-            variants.add(new WorkerVariant("JVM options [-Xmx512m " + options.trim() + "]", null, jar, options.trim()));
+            variants.add(new WorkerVariant("JVM options [-Xmx512m " + options.trim() + "]", workerJava, jar, options.trim()));
         }
         if (baseline != null) {
             Path baselineJar = baseline.resolve("quarkus-run.jar");
@@ -230,7 +237,7 @@ public final class EngineBenchmark {
             }
             String options = workerJavaOptions.get(0).trim();
             variants.add(new WorkerVariant("baseline build " + baseline + ", JVM options [-Xmx512m " + options + "]",
-                    null, baselineJar, options));
+                    workerJava, baselineJar, options));
         }
         String topic = "bench-process-" + System.currentTimeMillis();
         freshKeyspaceAndTopic(topic);
@@ -281,7 +288,8 @@ public final class EngineBenchmark {
         }
         System.out.println();
         System.out.printf("RESULTS (packaged worker, availableNow, %,d records of which %,d pass the filter, into the wide table,"
-                + " median of %d runs after one not measured; JAVA_TOOL_OPTIONS as in a worker pod: %s)%n", records, passingRecords, runs,
+                + " median of %d runs after one not measured; on %s; JAVA_TOOL_OPTIONS as in a worker pod: %s)%n", records, passingRecords,
+                runs, workerJdk == null ? System.getProperty("java.home") : workerJdk,
                 io.oncestream.operator.WorkerStatefulSets.DEFAULT_JVM_OPTIONS);
         for (int set = 0; set < variants.size(); set++) {
             List<double[]> r = results.get(set);
