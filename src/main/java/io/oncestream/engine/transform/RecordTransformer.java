@@ -103,8 +103,9 @@ public final class RecordTransformer {
 
     /**
      * The CEL environment, built on first use and then shared: CEL's compilers and runtime are
-     * immutable and safe to use from several threads, and building them costs far more than
-     * compiling a job's expressions (the operator checks every job's).
+     * immutable and safe to use from several threads. Built again for each job, they were a
+     * share of every compile's cost (the operator checks every job's: measured warm, 0.72-0.93x
+     * the CPU per job once shared).
      */
     private static final class Environment {
         static final CelRuntime RUNTIME = CelRuntimeFactory.standardCelRuntimeBuilder().setOptions(OPTIONS)
