@@ -310,17 +310,9 @@ public final class EngineBenchmark {
         if (baseline != null) {
             List<double[]> now = results.get(0);
             List<double[]> before = results.get(variants.size() - 1);
-            double[] rate = new double[runs];
-            double[] cpu = new double[runs];
-            double[] start = new double[runs];
-            for (int run = 0; run < runs; run++) {
-                rate[run] = now.get(run)[3] / before.get(run)[3];
-                cpu[run] = now.get(run)[4] / before.get(run)[4];
-                start[run] = now.get(run)[0] / before.get(run)[0];
-            }
-            Arrays.sort(rate);
-            Arrays.sort(cpu);
-            Arrays.sort(start);
+            double[] rate = perRun(now, 3, before, 3);
+            double[] cpu = perRun(now, 4, before, 4);
+            double[] start = perRun(now, 0, before, 0);
             System.out.printf("  this build / baseline, per run       : rows/s %s (median %.2f), CPU per record %s (median %.2f),"
                     + " start to first batch %s (median %.2f)%n", fmt(rate), median(rate), fmt(cpu), median(cpu), fmt(start), median(start));
         }
@@ -330,18 +322,22 @@ public final class EngineBenchmark {
             System.out.printf("    whole process                      : %.0f ms (%,.0f rows/s)%n", medianOf(spark, 0), medianOf(spark, 1));
             System.out.printf("    Spark JVM CPU per million records  : %.1f CPU-s%n", medianOf(spark, 2));
             for (int set = 0; set < variants.size(); set++) {
-                double[] rate = new double[runs];
-                double[] cpu = new double[runs];
-                for (int run = 0; run < runs; run++) {
-                    rate[run] = results.get(set).get(run)[3] / spark.get(run)[1];
-                    cpu[run] = results.get(set).get(run)[4] / spark.get(run)[2];
-                }
-                Arrays.sort(rate);
-                Arrays.sort(cpu);
+                double[] rate = perRun(results.get(set), 3, spark, 1);
+                double[] cpu = perRun(results.get(set), 4, spark, 2);
                 System.out.printf("  worker, %s / Spark, per run : rows/s %s (median %.2f), CPU per record %s (median %.2f)%n",
                         variants.get(set).label(), fmt(rate), median(rate), fmt(cpu), median(cpu));
             }
         }
+    }
+
+    /** Per run, {@code a}'s figure at {@code ai} over {@code b}'s at {@code bi} (runs side by side), sorted. */
+    private static double[] perRun(List<double[]> a, int ai, List<double[]> b, int bi) {
+        double[] ratios = new double[a.size()];
+        for (int run = 0; run < ratios.length; run++) {
+            ratios[run] = a.get(run)[ai] / b.get(run)[bi];
+        }
+        Arrays.sort(ratios);
+        return ratios;
     }
 
     /** A build of the worker and the JVM options it runs with, in the worker-process benchmark. */
