@@ -73,7 +73,7 @@ public final class WorkerJobConfigs {
                 new JobConfig.DeadLetter(deadLetter == null ? null : deadLetter.mode,
                         deadLetter != null && deadLetter.mode == DeadLetterMode.TABLE ? deadLetter.table : null),
                 new JobConfig.Trigger(millis(trigger == null ? null : trigger.interval),
-                        trigger != null && trigger.availableNow != null ? trigger.availableNow : JobDefaults.AVAILABLE_NOW),
+                        availableNow(spec)),
                 new JobConfig.Checkpoint(orDefault(spec.checkpoint == null ? null : spec.checkpoint.retainBatches,
                         JobDefaults.RETAIN_BATCHES)),
                 orDefault(spec.parallelism, JobDefaults.PARALLELISM));
@@ -161,5 +161,10 @@ public final class WorkerJobConfigs {
 
     private static <T> T orDefault(T value, T fallback) {
         return value == null ? fallback : value;
+    }
+
+    /** Whether the job drains what its topics hold and completes: its {@code trigger.availableNow}, or the default. */
+    static boolean availableNow(StreamJobSpec spec) {
+        return spec.trigger != null && spec.trigger.availableNow != null ? spec.trigger.availableNow : JobDefaults.AVAILABLE_NOW;
     }
 }

@@ -45,11 +45,24 @@ public final class WorkerStatefulSets {
             "-XX:Tier4InvocationThreshold=100000 -XX:Tier4MinInvocationThreshold=12000 -XX:Tier4CompileThreshold=300000"
                     + " -XX:Tier4BackEdgeThreshold=800000";
     /**
+     * For {@code availableNow} jobs, C2 inlines less: methods of at most 100 bytecodes instead of
+     * 325 for hot call sites, and no method already compiled to more than 1,000 bytes instead of
+     * 2,500. A few compilations that inline whole call trees (the engine's read loop, the driver's
+     * request path, Netty's pipeline; 100-400 ms each, measured with JFR) were most of the JIT's
+     * CPU in a run of a million records. Measured side by side ({@code deploy/local/benchmark.sh
+     * --worker-process}, README): 0.85-0.91x the worker's CPU over a million records and 0.96x
+     * over three million, but the code it compiles runs up to 7 % slower, so the saving ends at
+     * around six million records: a continuous job keeps the JVM's own limits.
+     */
+    static final String BOUNDED_RUN_JIT_OPTIONS = "-XX:FreqInlineSize=100 -XX:InlineSmallCode=1000";
+    /**
      * The worker JVM's options before the job's {@code worker.jvmOptions} (a later option wins): the
      * image's (the heap follows the container's memory limit, temporary files go to the writable
      * emptyDir; the pod's variable replaces the image's, so they are spelled out), then {@link #JIT_OPTIONS}.
      */
     public static final String DEFAULT_JVM_OPTIONS = "-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp " + JIT_OPTIONS;
+    /** {@link #DEFAULT_JVM_OPTIONS} for an {@code availableNow} job: with {@link #BOUNDED_RUN_JIT_OPTIONS}. */
+    public static final String AVAILABLE_NOW_JVM_OPTIONS = DEFAULT_JVM_OPTIONS + " " + BOUNDED_RUN_JIT_OPTIONS;
 
     private WorkerStatefulSets() {
     }
@@ -157,8 +170,9 @@ public final class WorkerStatefulSets {
         env.add(new EnvVarBuilder().withName("POD_NAME").withNewValueFrom().withNewFieldRef().withApiVersion("v1").withFieldPath("metadata.name")
                 .endFieldRef().endValueFrom().build());
         String jvmOptions = spec.worker == null ? null : spec.worker.jvmOptions; // the CRD's pattern: options, no edge spaces
+        String defaults = WorkerJobConfigs.availableNow(spec) ? AVAILABLE_NOW_JVM_OPTIONS : DEFAULT_JVM_OPTIONS;
         env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS")
-                .withValue(jvmOptions == null ? DEFAULT_JVM_OPTIONS : DEFAULT_JVM_OPTIONS + " " + jvmOptions).build());
+                .withValue(jvmOptions == null ? defaults : defaults + " " + jvmOptions).build());
         if (spec.source.kafka.secretRef != null) {
             env.add(new EnvVarBuilder().withName("ONCESTREAM_KAFKA_SECRET_DIR").withValue(KAFKA_SECRET_DIR).build());
         }

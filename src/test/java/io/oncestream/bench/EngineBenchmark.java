@@ -288,9 +288,9 @@ public final class EngineBenchmark {
         }
         System.out.println();
         System.out.printf("RESULTS (packaged worker, availableNow, %,d records of which %,d pass the filter, into the wide table,"
-                + " median of %d runs after one not measured; on %s; JAVA_TOOL_OPTIONS as in a worker pod: %s)%n", records, passingRecords,
+                + " median of %d runs after one not measured; on %s; JAVA_TOOL_OPTIONS as in an availableNow job's worker pod: %s)%n", records, passingRecords,
                 runs, workerJdk == null ? System.getProperty("java.home") : workerJdk,
-                io.oncestream.operator.WorkerStatefulSets.DEFAULT_JVM_OPTIONS);
+                io.oncestream.operator.WorkerStatefulSets.AVAILABLE_NOW_JVM_OPTIONS);
         for (int set = 0; set < variants.size(); set++) {
             List<double[]> r = results.get(set);
             System.out.printf("  %s%n", variants.get(set).label());
@@ -490,7 +490,7 @@ public final class EngineBenchmark {
         javaArguments.addAll(List.of("-jar", jar.toString(), "worker", "--config", job.toString(), "--checkpoint",
                 dir.resolve("checkpoint").toString(), "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0"));
         ProcessBuilder command = timedJava(java, javaArguments, output, times);
-        command.environment().put("JAVA_TOOL_OPTIONS", io.oncestream.operator.WorkerStatefulSets.DEFAULT_JVM_OPTIONS);
+        command.environment().put("JAVA_TOOL_OPTIONS", io.oncestream.operator.WorkerStatefulSets.AVAILABLE_NOW_JVM_OPTIONS);
         return command;
     }
 

@@ -184,6 +184,12 @@ class WorkerResourcesTest {
         assertThat(javaToolOptions.apply("  worker: {image: my/worker:2}\n")).isEqualTo(defaults);
         assertThat(javaToolOptions.apply("  worker:\n    jvmOptions: \"-XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=50\"\n"))
                 .isEqualTo(defaults + " -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=50");
+        // An availableNow job's JVM inlines less (a bounded run); its own options still come last.
+        String bounded = defaults + " -XX:FreqInlineSize=100 -XX:InlineSmallCode=1000";
+        assertThat(javaToolOptions.apply("  trigger: {availableNow: true}\n")).isEqualTo(bounded);
+        assertThat(javaToolOptions.apply("  trigger: {availableNow: false}\n")).isEqualTo(defaults);
+        assertThat(javaToolOptions.apply("  trigger: {availableNow: true}\n  worker:\n    jvmOptions: \"-XX:FreqInlineSize=325\"\n"))
+                .isEqualTo(bounded + " -XX:FreqInlineSize=325");
     }
 
     @Test
