@@ -10,12 +10,18 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.cel.common.values.NullValue;
 
 /** JSON as CEL values: maps, lists, strings, {@code int} (Long), {@code double}, bool, null. */
 final class CelJson {
 
-    private static final JsonFactory FACTORY = new JsonFactory();
+    /**
+     * Jackson's own parser of decimal numbers (FastDoubleParser), correctly rounded like
+     * {@link Double#parseDouble} and faster: in a loop that reads the benchmark's orders, 1.13-1.17x
+     * the documents per second (CelJsonTest checks the doubles are the JDK's).
+     */
+    private static final JsonFactory FACTORY = JsonFactory.builder().enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER).build();
 
     private CelJson() {
     }
