@@ -288,9 +288,11 @@ public final class EngineBenchmark {
         }
         System.out.println();
         System.out.printf("RESULTS (packaged worker, availableNow, %,d records of which %,d pass the filter, into the wide table,"
-                + " median of %d runs after one not measured; on %s; JAVA_TOOL_OPTIONS as in an availableNow job's worker pod: %s)%n", records, passingRecords,
+                + " median of %d runs after one not measured; on %s; JAVA_TOOL_OPTIONS as in an availableNow job's worker pod: %s;"
+                + " JDK_JAVA_OPTIONS as in the image: %s)%n", records, passingRecords,
                 runs, workerJdk == null ? System.getProperty("java.home") : workerJdk,
-                io.oncestream.operator.WorkerStatefulSets.AVAILABLE_NOW_JVM_OPTIONS);
+                io.oncestream.operator.WorkerStatefulSets.AVAILABLE_NOW_JVM_OPTIONS,
+                java.util.Objects.requireNonNullElse(imageJdkJavaOptions(workerJava), "none (before Java 24)"));
         for (int set = 0; set < variants.size(); set++) {
             List<double[]> r = results.get(set);
             System.out.printf("  %s%n", variants.get(set).label());
@@ -491,7 +493,40 @@ public final class EngineBenchmark {
                 dir.resolve("checkpoint").toString(), "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0"));
         ProcessBuilder command = timedJava(java, javaArguments, output, times);
         command.environment().put("JAVA_TOOL_OPTIONS", io.oncestream.operator.WorkerStatefulSets.AVAILABLE_NOW_JVM_OPTIONS);
+        String imageOptions = imageJdkJavaOptions(java);
+        if (imageOptions != null) {
+            command.environment().put("JDK_JAVA_OPTIONS", imageOptions);
+        }
         return command;
+    }
+
+    /**
+     * The image's {@code JDK_JAVA_OPTIONS} (the default of src/main/docker/Dockerfile) when {@code javaBinary} (null: this
+     * benchmark's) is Java 24 or later, as on the image's runtime; null before 24, whose JVMs do not know them.
+     */
+    static String imageJdkJavaOptions(Path javaBinary) {
+        try {
+            int feature = Runtime.version().feature();
+            if (javaBinary != null) {
+                String release = Files.readString(javaBinary.toAbsolutePath().getParent().getParent().resolve("release"));
+                java.util.regex.Matcher version = java.util.regex.Pattern.compile("(?m)^JAVA_VERSION=\"(\\d+)").matcher(release);
+                if (!version.find()) {
+                    throw new IllegalStateException("no JAVA_VERSION in the release file of " + javaBinary);
+                }
+                feature = Integer.parseInt(version.group(1));
+            }
+            if (feature < 24) {
+                return null;
+            }
+            java.util.regex.Matcher arg = java.util.regex.Pattern.compile("(?m)^ARG JDK_JAVA_OPTIONS=\"([^\"]*)\"")
+                    .matcher(Files.readString(Path.of("src/main/docker/Dockerfile")));
+            if (!arg.find()) {
+                throw new IllegalStateException("src/main/docker/Dockerfile has no ARG JDK_JAVA_OPTIONS=\"...\"");
+            }
+            return arg.group(1);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /**
