@@ -42,10 +42,16 @@ class StreamJobCrdIT {
         namespace = kube.createNamespace("crd");
     }
 
-    /** Its jobs would otherwise be run by the operators of later test classes, which watch every namespace. */
+    /**
+     * Its jobs would otherwise be run by the operators of later test classes, which watch every
+     * namespace. Gone, not just terminating: such an operator would reconcile the jobs of a
+     * terminating namespace, and every write there would be refused.
+     */
     @AfterAll
     static void deleteNamespace(KubeCluster kube) {
         kube.admin().namespaces().withName(namespace).delete();
+        Awaits.until(Duration.ofSeconds(120), "namespace " + namespace + " to be gone",
+                () -> kube.admin().namespaces().withName(namespace).get() == null);
     }
 
     @Test

@@ -131,7 +131,6 @@ class OperatorStatusIT extends OperatorITBase {
     @Order(9)
     void aRefusedWriteIsReportedInTheStatusAndRetried() throws InterruptedException {
         String ns = kube.createNamespace("op-refused");
-        QUOTA_REFUSALS.add(ns);
         kube.kubectl("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: no-services, namespace: " + ns
                 + "}\nspec: {hard: {services: \"0\"}}\n", "apply", "-f", "-").orThrow();
         long applied = System.nanoTime();

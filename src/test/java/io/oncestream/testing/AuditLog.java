@@ -32,12 +32,23 @@ public final class AuditLog {
         this.file = file;
     }
 
-    /** One request: who, what, where and the answer's code. */
+    /**
+     * One request: who, what, where, the answer's code, and the authorizer's decision ({@code allow} or
+     * {@code forbid}; null when none was logged).
+     */
     public record Request(String user, String verb, String resource, String subresource, String namespace, String name,
-            int code, String uri) {
+            int code, String uri, String authorization) {
 
         public boolean isWrite() {
             return WRITES.contains(verb);
+        }
+
+        /**
+         * Refused by the authorizer (RBAC), not by admission: a 403 for a write into a namespace
+         * being deleted, or over a ResourceQuota, comes after the authorizer allowed it.
+         */
+        public boolean forbiddenByRbac() {
+            return code == 403 && "forbid".equals(authorization);
         }
 
         @Override
@@ -78,7 +89,8 @@ public final class AuditLog {
                 Request r = new Request(e.path("user").path("username").asText(), e.path("verb").asText(),
                         ref.path("resource").asText(null), ref.path("subresource").asText(null),
                         ref.path("namespace").asText(null), ref.path("name").asText(null),
-                        e.path("responseStatus").path("code").asInt(), e.path("requestURI").asText());
+                        e.path("responseStatus").path("code").asInt(), e.path("requestURI").asText(),
+                        e.path("annotations").path("authorization.k8s.io/decision").asText(null));
                 if (filter.test(r)) {
                     requests.add(r);
                 }

@@ -142,6 +142,44 @@ class KubeSmokeIT {
                 .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
     }
 
+    /**
+     * The audit log tells the authorizer's refusals from admission's: both answer 403, but only
+     * RBAC's is logged with the decision {@code forbid} (the operator tests count those alone).
+     */
+    @Test
+    void theAuditLogTellsRbacRefusalsFromAdmissionRefusals(KubeCluster kube) {
+        String ns = kube.createNamespace("smoke");
+        kube.createServiceAccount(ns, "nobody");
+        KubernetesClient nobody = kube.clientFor(ns, "nobody");
+        AuditLog audit = kube.auditLog();
+        long mark = audit.mark();
+        assertThatThrownBy(() -> nobody.configMaps().inNamespace(ns).list())
+                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
+        kube.kubectl("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: no-config-maps, namespace: " + ns
+                + "}\nspec: {hard: {configmaps: \"0\"}}\n", "apply", "-f", "-").orThrow();
+        Awaits.until(Duration.ofSeconds(30), "the quota to refuse a ConfigMap", () -> {
+            try {
+                kube.admin().configMaps().inNamespace(ns).resource(new ConfigMapBuilder().withNewMetadata().withName("c")
+                        .endMetadata().build()).create();
+                kube.admin().configMaps().inNamespace(ns).withName("c").delete();
+                return false;
+            } catch (KubernetesClientException e) {
+                return e.getCode() == 403;
+            }
+        });
+        String user = "system:serviceaccount:" + ns + ":nobody";
+        Awaits.until(Duration.ofSeconds(30), "both refusals in the audit log", () ->
+                !audit.since(mark, r -> r.user().equals(user) && r.code() == 403).isEmpty()
+                        && !audit.since(mark, r -> r.verb().equals("create") && "configmaps".equals(r.resource())
+                                && ns.equals(r.namespace()) && r.code() == 403).isEmpty());
+        assertThat(audit.since(mark, r -> r.user().equals(user) && r.code() == 403))
+                .as("the service account's refused list").allMatch(AuditLog.Request::forbiddenByRbac);
+        assertThat(audit.since(mark, r -> r.verb().equals("create") && "configmaps".equals(r.resource()) && ns.equals(r.namespace())
+                && r.code() == 403)).as("the quota's refusal, which the authorizer allowed")
+                .isNotEmpty().noneMatch(AuditLog.Request::forbiddenByRbac)
+                .allMatch(r -> "allow".equals(r.authorization()));
+    }
+
     @Test
     void controllerManagerCollectsOwnedObjects(KubeCluster kube) {
         String ns = kube.createNamespace("smoke");
