@@ -88,14 +88,10 @@ image_jdk() {
 jdk=$(image_jdk)
 jdk_major=$(java_major "$jdk")
 base_image=localhost/oncestream/jre-base:${jdk_major:-unknown}
-# JVM options the image gives every java it starts (JDK_JAVA_OPTIONS, see the Dockerfile): on Java
-# 24 and later, the libraries' use of sun.misc.Unsafe and of native libraries without a warning in
-# every log; the options do not exist before, so an older runtime gets none.
-if [ "${jdk_major:-0}" -ge 24 ]; then
-  image_java_options="--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"
-else
-  image_java_options=""
-fi
+# The Dockerfile's JDK_JAVA_OPTIONS (kept as it says on Java 24 and later) do not exist before
+# Java 24: an older runtime is built with them cleared, as the Dockerfile's comment tells users.
+image_build_args=()
+[ "${jdk_major:-0}" -ge 24 ] || image_build_args=(--build-arg "JDK_JAVA_OPTIONS=")
 
 build_base() {
   local stamp
@@ -145,7 +141,7 @@ build_product() {
   fi
   log "building $image from src/main/docker/Dockerfile (base $base_image)"
   buildah_ bud -q --layers=false --pull=false --build-arg "BASE_IMAGE=$base_image" \
-    --build-arg "JDK_JAVA_OPTIONS=$image_java_options" \
+    ${image_build_args[@]+"${image_build_args[@]}"} \
     -f "$ONCESTREAM_REPO/src/main/docker/Dockerfile" -t "$image" "$ONCESTREAM_REPO" >/dev/null \
     || die "buildah bud failed"
   save "$image" "$out/oncestream.tar"

@@ -3,6 +3,7 @@ package io.oncestream.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
@@ -42,16 +43,10 @@ class StreamJobCrdIT {
         namespace = kube.createNamespace("crd");
     }
 
-    /**
-     * Its jobs would otherwise be run by the operators of later test classes, which watch every
-     * namespace. Gone, not just terminating: such an operator would reconcile the jobs of a
-     * terminating namespace, and every write there would be refused.
-     */
+    /** Its jobs would otherwise be run by the operators of later test classes, which watch every namespace. */
     @AfterAll
     static void deleteNamespace(KubeCluster kube) {
-        kube.admin().namespaces().withName(namespace).delete();
-        Awaits.until(Duration.ofSeconds(120), "namespace " + namespace + " to be gone",
-                () -> kube.admin().namespaces().withName(namespace).get() == null);
+        kube.deleteNamespaces(Duration.ofSeconds(120), List.of(namespace));
     }
 
     @Test

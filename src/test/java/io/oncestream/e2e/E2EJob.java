@@ -55,13 +55,7 @@ final class E2EJob {
      * next test class does not share the node's two cores with jobs nobody watches any more.
      */
     static void deleteAll(KubeCluster kube) {
-        for (String ns : NAMESPACES) {
-            kube.admin().namespaces().withName(ns).delete();
-        }
-        // Gone, not just terminating: an operator of the next class would otherwise reconcile
-        // jobs in a terminating namespace, and be refused (403) every write there.
-        Awaits.until(Duration.ofSeconds(180), "the test namespaces " + NAMESPACES + " to be gone", () ->
-                NAMESPACES.stream().allMatch(ns -> kube.admin().namespaces().withName(ns).get() == null));
+        kube.deleteNamespaces(Duration.ofSeconds(180), List.copyOf(NAMESPACES));
         NAMESPACES.clear();
     }
 

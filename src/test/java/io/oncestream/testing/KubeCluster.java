@@ -77,6 +77,19 @@ public final class KubeCluster implements AutoCloseable {
         return name;
     }
 
+    /**
+     * Deletes the namespaces and waits until they are gone, not just terminating: an operator of a
+     * later test class, which watches every namespace, would otherwise reconcile the jobs left in
+     * them, and every write it made there would be refused.
+     */
+    public void deleteNamespaces(Duration timeout, java.util.Collection<String> namespaces) {
+        for (String ns : namespaces) {
+            admin.namespaces().withName(ns).delete();
+        }
+        Awaits.until(timeout, "namespaces " + namespaces + " to be gone",
+                () -> namespaces.stream().allMatch(ns -> admin.namespaces().withName(ns).get() == null));
+    }
+
     /** Creates the ServiceAccount if it does not exist. */
     public void createServiceAccount(String namespace, String name) {
         admin.serviceAccounts().inNamespace(namespace).resource(new ServiceAccountBuilder()
