@@ -113,6 +113,9 @@ class LifecycleE2E extends E2ETest {
                 "whenDeleted: Retain", "whenDeleted: Delete"));
         StreamJobStatus done = job.awaitStatus("Completed", E2ESettings.WAIT, s -> s.phase == Phase.Completed);
         job.awaitExactTable(E2ESettings.WAIT);
+        var logs = kube.kubectl(null, "logs", "-n", job.namespace, job.name + "-0").orThrow();
+        assertThat(logs.stdout() + logs.stderr()).as("an availableNow worker's JVM options (smaller C2 inlining limits)")
+                .contains("Picked up JAVA_TOOL_OPTIONS: " + WorkerStatefulSets.AVAILABLE_NOW_JVM_OPTIONS + "\n");
 
         assertThat(done.workers).hasSize(3);
         List<String> all = new ArrayList<>();
