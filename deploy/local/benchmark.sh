@@ -19,9 +19,12 @@
 #          later, the worker on it too, without and with an AOT cache (JEP 483/515) from a training run that
 #          read no records and from one over the same topic. One run comes first, not measured)
 #        deploy/local/benchmark.sh --worker-process 3 --records 1000000 --passing 0.3 --spark [--spark-batch 50000]
+#          [--spark-grouping partition|replica_set]
 #          (and in each run, on the same topic and Cassandra, the same job in Spark Structured Streaming
 #          3.5 with the Spark Cassandra Connector, local[2], as a whole process: worker / Spark rows/s and
-#          CPU per record, per run. deploy/local/spark is built first; Maven fetches Spark the first time)
+#          CPU per record, per run. deploy/local/spark is built first; Maven fetches Spark the first time.
+#          --spark-grouping replica_set: the connector batches rows of partitions with the same replicas,
+#          as the worker does, instead of its default, rows of one partition)
 #   --pin  give Cassandra the last CPU to itself and run Kafka and the benchmark JVM on the
 #          others (taskset), for both the raw loader and the engine: the ratio then measures
 #          the engine's own cost instead of its contention with a co-located node.

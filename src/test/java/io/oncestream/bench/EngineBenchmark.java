@@ -22,16 +22,16 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 
+import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
-import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
 
 import io.oncestream.engine.ProgressTracker;
 import io.oncestream.engine.RowSink;
 import io.oncestream.engine.cassandra.CassandraSessions;
+import io.oncestream.engine.cassandra.UnloggedBatches;
 import io.oncestream.engine.checkpoint.DurableFiles;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
@@ -98,6 +98,13 @@ public final class EngineBenchmark {
     private String sparkClasspath;
     /** Records per Spark micro-batch ({@code --spark-batch}; 0: everything in one). */
     private long sparkBatch = 50_000;
+    /**
+     * How the Spark Cassandra Connector groups rows into unlogged batches ({@code --spark-grouping}):
+     * {@code partition} (its default: on the wide table every row alone) or {@code replica_set}
+     * (partitions with the same replicas, as the worker does, at most the worker's
+     * {@code maxBatchPartitions} rows per batch).
+     */
+    private String sparkGrouping = "partition";
 
     private EngineBenchmark(String bootstrap, String contactPoint, String datacenter, int records, int rounds, Path work) {
         this.bootstrap = bootstrap;
@@ -139,6 +146,10 @@ public final class EngineBenchmark {
                 b.aotJava = a.containsKey("aot-java") ? Path.of(a.get("aot-java")) : null;
                 b.workerJdk = a.containsKey("worker-jdk") ? Path.of(a.get("worker-jdk")) : null;
                 b.sparkBatch = Long.parseLong(a.getOrDefault("spark-batch", "50000"));
+                b.sparkGrouping = a.getOrDefault("spark-grouping", "partition");
+                if (!List.of("partition", "replica_set").contains(b.sparkGrouping)) {
+                    throw new IllegalArgumentException("--spark-grouping is partition or replica_set, was " + b.sparkGrouping);
+                }
                 b.workerProcess(Integer.parseInt(a.get("worker-process")));
             } else if (a.containsKey("latency-at")) {
                 b.latencyOnly(Double.parseDouble(a.get("latency-at")), Double.parseDouble(a.getOrDefault("latency-seconds", "20")));
@@ -155,25 +166,26 @@ public final class EngineBenchmark {
         String topic = "bench-" + System.currentTimeMillis();
         List<String> values = freshKeyspaceAndTopic(topic);
         int inFlight = JobConfigs.parse(config(topic, "x", 1000, false)).sink().maxInFlight();
-        int batchRows = JobConfigs.parse(config(topic, "x", 1000, false)).sink().maxBatchRows();
-        log("settings: maxInFlight %d, maxBatchRows %d, maxRecordsPerBatch 50000, rows grouped by customer (%d partitions)",
-                inFlight, batchRows, 2000);
+        JobConfig.CassandraSink sinkDefaults = JobConfigs.parse(config(topic, "x", 1000, false)).sink();
+        int[] batching = {sinkDefaults.maxBatchRows(), sinkDefaults.maxBatchPartitions()};
+        log("settings: maxInFlight %d, maxBatchRows %d, maxBatchPartitions %d, maxRecordsPerBatch 50000,"
+                + " rows grouped by customer (%d partitions)", inFlight, batching[0], batching[1], 2000);
 
         double[] decoding = decodingRatio(values);
         double[] decodingRich = decodingRatio(richer(values));
 
         // Warm-up: JIT, connections, prepared statements.
         engineRun(topic, "warmup", true, Math.min(records, 50_000));
-        rawRun(values.subList(0, Math.min(values.size(), 50_000)), "warmup_raw", inFlight, batchRows);
+        rawRun(values.subList(0, Math.min(values.size(), 50_000)), "warmup_raw", inFlight, batching);
 
         // Per round, in this order: raw, engine, engine without fsync (grouped), then raw, engine (wide).
         List<Run[]> results = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
             Run[] r = {
-                rawRun(values, "raw_" + round, inFlight, batchRows),
+                rawRun(values, "raw_" + round, inFlight, batching),
                 engineRun(topic, "synced_" + round, true, records),
                 engineRun(topic, "unsynced_" + round, false, records),
-                rawRun(values, "wide_raw_" + round, inFlight, batchRows),
+                rawRun(values, "wide_raw_" + round, inFlight, batching),
                 engineRun(topic, "wide_synced_" + round, true, records)};
             results.add(r);
             log("round %d: grouped: raw %s | engine %s | engine, no fsync %s", round, r[0], r[1], r[2]);
@@ -319,8 +331,10 @@ public final class EngineBenchmark {
                     + " start to first batch %s (median %.2f)%n", fmt(rate), median(rate), fmt(cpu), median(cpu), fmt(start), median(start));
         }
         if (sparkClasspath != null) {
-            System.out.printf("  Spark Structured Streaming %s, local[%d], %s records per micro-batch, -Xmx%s%n", sparkVersion,
-                    SPARK_THREADS, sparkBatch == 0 ? "all" : String.format("%,d", sparkBatch), SPARK_HEAP);
+            System.out.printf("  Spark Structured Streaming %s, local[%d], %s records per micro-batch, -Xmx%s,"
+                    + " rows batched by %s%n", sparkVersion, SPARK_THREADS, sparkBatch == 0 ? "all" : String.format("%,d", sparkBatch),
+                    SPARK_HEAP, sparkGrouping.equals("partition") ? "partition (the connector's default)"
+                            : "replica set, up to " + sparkBatchRows() + " rows");
             System.out.printf("    whole process                      : %.0f ms (%,.0f rows/s)%n", medianOf(spark, 0), medianOf(spark, 1));
             System.out.printf("    Spark JVM CPU per million records  : %.1f CPU-s%n", medianOf(spark, 2));
             for (int set = 0; set < variants.size(); set++) {
@@ -358,6 +372,11 @@ public final class EngineBenchmark {
      * whole process, {@code Trigger.AvailableNow} over the topic into a new wide table, which is
      * then read back and checked: {whole ms, rows/s, CPU-s per million input records}.
      */
+    /** Rows per Spark batch with replica-set grouping: the worker's partitions per batch. */
+    private int sparkBatchRows() {
+        return JobConfigs.parse(config("t", "x", 1000, false)).sink().maxBatchPartitions();
+    }
+
     private double[] sparkRun(String topic, String table) throws Exception {
         createTable(table);
         Path dir = Files.createDirectories(work.resolve(table));
@@ -369,7 +388,7 @@ public final class EngineBenchmark {
         javaArguments.addAll(List.of("-cp", sparkClasspath, "io.oncestream.bench.spark.SparkOrders", bootstrap, topic,
                 contactPoint.substring(0, colon), contactPoint.substring(colon + 1), datacenter, keyspace, table,
                 dir.resolve("checkpoint").toString(), Long.toString(sparkBatch), Integer.toString(SPARK_THREADS),
-                Integer.toString(SPARK_WRITES_PER_TASK)));
+                Integer.toString(SPARK_WRITES_PER_TASK), sparkGrouping, Integer.toString(sparkBatchRows())));
         ProcessBuilder command = timedJava(null, javaArguments, output, times);
         long started = System.currentTimeMillis();
         int exit = command.start().waitFor();
@@ -690,7 +709,7 @@ public final class EngineBenchmark {
 
     // ---- the raw driver loader: same rows, same statement, same grouping and concurrency ----
 
-    private Run rawRun(List<String> values, String table, int inFlight, int batchRows) throws Exception {
+    private Run rawRun(List<String> values, String table, int inFlight, int[] batching) throws Exception {
         createTable(table);
         PreparedStatement insert = session.prepare("INSERT INTO " + keyspace + "." + table
                 + " (customer, order_id, amount, seq) VALUES (?, ?, ?, ?) USING TIMESTAMP ?");
@@ -713,14 +732,8 @@ public final class EngineBenchmark {
                     .setString(0, (String) o[0]).setString(1, (String) o[1]).setDouble(2, (Double) o[2]).setLong(3, (Long) o[3])
                     .setLong(4, ts++).setIdempotence(true).build());
         }
-        List<Statement<?>> statements = new ArrayList<>();
-        for (List<BoundStatement> group : byCustomer.values()) {
-            for (int i = 0; i < group.size(); i += batchRows) {
-                List<BoundStatement> chunk = group.subList(i, Math.min(group.size(), i + batchRows));
-                statements.add(chunk.size() == 1 ? chunk.get(0)
-                        : BatchStatement.newInstance(DefaultBatchType.UNLOGGED).addAll(chunk).setIdempotent(true));
-            }
-        }
+        List<Statement<?>> statements = UnloggedBatches.group(byCustomer, batching[0], batching[1],
+                UnloggedBatches.replicas(session, CqlIdentifier.fromCql(keyspace)));
         Semaphore permits = new Semaphore(inFlight);
         List<CompletableFuture<?>> futures = new ArrayList<>(statements.size());
         AtomicLong lastAck = new AtomicLong();

@@ -7,19 +7,26 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 
+import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.oncestream.testing.TextEdits;
 import io.oncestream.engine.cassandra.CassandraSessions;
 import io.oncestream.engine.cassandra.CassandraSink;
+import io.oncestream.engine.cassandra.UnloggedBatches;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
@@ -173,6 +180,67 @@ class CassandraSinkIT {
         if (deletes) {
             assertThat(expected.size()).as("keys left after deletes").isBetween(5, 35);
         }
+    }
+
+    /**
+     * One row per partition, as most tables have: partitions with the same replicas (on one
+     * node, all of them) share unlogged batches of up to 10 partitions and 32 rows; a partition's
+     * full batches go alone; with no replicas known every partition goes alone. The node warns
+     * about none of these batches, and does about a batch of 11 partitions: why the default is 10.
+     */
+    @Test
+    void partitionsWithTheSameReplicasShareBatchesTheNodeDoesNotWarnAbout(CassandraNode cassandra) {
+        String ks = cassandra.createKeyspace("grouping");
+        CqlSession s = cassandra.session();
+        s.execute(OrderStream.createTable(ks, "paid_orders"));
+        PreparedStatement insert = s.prepare("INSERT INTO " + ks + ".paid_orders (order_id, amount, customer, seq)"
+                + " VALUES (?, ?, ?, ?) USING TIMESTAMP ?");
+        Map<String, List<BoundStatement>> byPartition = new LinkedHashMap<>();
+        long ts = 0;
+        for (int i = 0; i < 40; i++) {
+            byPartition.computeIfAbsent("big", k -> new ArrayList<>()).add(insert.bind("big", 1.0, "c", (long) i, ++ts));
+        }
+        for (int i = 0; i < 45; i++) {
+            byPartition.put("o" + i, List.of(insert.bind("o" + i, 1.0, "c", (long) i, ++ts)));
+        }
+        var replicas = UnloggedBatches.replicas(s, CqlIdentifier.fromCql(ks));
+        assertThat(replicas.apply(byPartition.get("o0").get(0))).as("the node's token map knows the replicas").isNotNull();
+
+        List<Statement<?>> requests = UnloggedBatches.group(byPartition, 32, 10, replicas);
+        assertThat(requests.stream().map(CassandraSinkIT::rows).sorted().toList()).containsExactly(6, 10, 10, 10, 17, 32);
+        for (Statement<?> request : requests) {
+            assertThat(partitions(request)).as("partitions in one request").isBetween(1L, 10L);
+            assertThat(s.execute(request).getExecutionInfo().getWarnings()).as("the node's warnings").isEmpty();
+        }
+        assertThat(partitions(requests.get(0))).as("the full batch of one partition").isEqualTo(1L);
+        Map<String, Long> table = new TreeMap<>();
+        s.execute("SELECT order_id, seq FROM " + ks + ".paid_orders").forEach(r -> table.put(r.getString(0), r.getLong(1)));
+        assertThat(table).hasSize(46).containsEntry("big", 39L).containsEntry("o44", 44L);
+
+        List<Statement<?>> alone = UnloggedBatches.group(byPartition, 32, 10, st -> null);
+        assertThat(alone).hasSize(47);
+        assertThat(alone.stream().filter(r -> partitions(r) > 1)).isEmpty();
+        assertThat(UnloggedBatches.group(byPartition, 32, 1, replicas)).hasSize(47);
+
+        Map<String, List<BoundStatement>> eleven = new LinkedHashMap<>();
+        byPartition.entrySet().stream().skip(1).limit(11).forEach(e -> eleven.put(e.getKey(), e.getValue()));
+        List<Statement<?>> one = UnloggedBatches.group(eleven, 32, 11, replicas);
+        assertThat(one).hasSize(1);
+        assertThat(s.execute(one.get(0)).getExecutionInfo().getWarnings())
+                .anySatisfy(w -> assertThat(w).contains("Unlogged batch covering 11 partitions"));
+    }
+
+    private static int rows(Statement<?> request) {
+        return request instanceof BatchStatement batch ? batch.size() : 1;
+    }
+
+    private static long partitions(Statement<?> request) {
+        if (!(request instanceof BatchStatement batch)) {
+            return 1;
+        }
+        List<java.nio.ByteBuffer> keys = new ArrayList<>();
+        batch.forEach(st -> keys.add(((BoundStatement) st).getRoutingKey()));
+        return keys.stream().distinct().count();
     }
 
     private static CassandraSink open(CassandraNode cassandra, String ks, String table, Map<String, String> edits) {

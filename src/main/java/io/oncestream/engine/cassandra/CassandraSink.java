@@ -22,7 +22,6 @@ import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatementBuilder;
 import com.datastax.oss.driver.api.core.type.codec.TypeCodec;
-import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import com.datastax.oss.driver.api.core.metadata.schema.ColumnMetadata;
@@ -41,8 +40,8 @@ import io.oncestream.engine.transform.SourceRecord;
 
 /**
  * Idempotent upserts into the job's table: {@code INSERT ... USING TIMESTAMP ?} with the
- * timestamp of {@link WriteTimestamps}. Writes of one Cassandra partition share unlogged
- * batches of at most {@code maxBatchRows}; at most {@code maxInFlight} requests are in the air.
+ * timestamp of {@link WriteTimestamps}. Writes share unlogged batches as {@link UnloggedBatches}
+ * says (by partition, then by replicas); at most {@code maxInFlight} requests are in the air.
  * Transient failures are retried with backoff, forever; a write Cassandra refuses as invalid
  * fails the batch.
  */
@@ -64,6 +63,8 @@ public final class CassandraSink implements RowSink {
     private final PreparedStatement deadLetterInsert;
     private final int maxInFlight;
     private final int maxBatchRows;
+    private final int maxBatchPartitions;
+    private final CqlIdentifier keyspace;
     private final BooleanSupplier stopRequested;
 
     private CassandraSink(CqlSession session, String tableName, List<ColumnMetadata> columns, List<String> partitionKey,
@@ -88,6 +89,8 @@ public final class CassandraSink implements RowSink {
         this.deadLetterInsert = deadLetterInsert;
         this.maxInFlight = config.maxInFlight();
         this.maxBatchRows = config.maxBatchRows();
+        this.maxBatchPartitions = config.maxBatchPartitions();
+        this.keyspace = CqlIdentifier.fromCql(config.keyspace());
         this.stopRequested = stopRequested;
     }
 
@@ -270,25 +273,14 @@ public final class CassandraSink implements RowSink {
         }
     }
 
-    /** Unlogged batches of writes to the same Cassandra partition, in arrival order. */
+    /** The writes as requests: {@link UnloggedBatches}, with the token map of now. */
     private List<Statement<?>> group(List<Write> writes) {
         Map<Object, List<BoundStatement>> byPartition = new LinkedHashMap<>();
         for (Write w : writes) {
             CassandraWrite cw = (CassandraWrite) w;
             byPartition.computeIfAbsent(cw.partition(), k -> new ArrayList<>()).add(cw.statement());
         }
-        List<Statement<?>> out = new ArrayList<>();
-        for (List<BoundStatement> group : byPartition.values()) {
-            for (int i = 0; i < group.size(); i += maxBatchRows) {
-                List<BoundStatement> chunk = group.subList(i, Math.min(group.size(), i + maxBatchRows));
-                if (chunk.size() == 1) {
-                    out.add(chunk.get(0));
-                } else {
-                    out.add(BatchStatement.newInstance(DefaultBatchType.UNLOGGED).addAll(chunk).setIdempotent(true));
-                }
-            }
-        }
-        return out;
+        return UnloggedBatches.group(byPartition, maxBatchRows, maxBatchPartitions, UnloggedBatches.replicas(session, keyspace));
     }
 
     private static int size(Statement<?> statement) {

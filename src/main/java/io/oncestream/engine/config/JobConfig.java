@@ -63,7 +63,8 @@ public record JobConfig(
             String consistency,
             Map<String, String> columns,
             int maxInFlight,
-            int maxBatchRows) {
+            int maxBatchRows,
+            int maxBatchPartitions) {
     }
 
     /**

@@ -98,6 +98,7 @@ public final class JobConfigs {
         fill(sink, "consistency", sink.textNode(JobDefaults.CONSISTENCY));
         fill(sink, "maxInFlight", sink.numberNode(JobDefaults.MAX_IN_FLIGHT));
         fill(sink, "maxBatchRows", sink.numberNode(JobDefaults.MAX_BATCH_ROWS));
+        fill(sink, "maxBatchPartitions", sink.numberNode(JobDefaults.MAX_BATCH_PARTITIONS));
         ObjectNode deadLetter = object(root, "deadLetter");
         fill(deadLetter, "mode", deadLetter.textNode(JobDefaults.DEAD_LETTER_MODE));
         ObjectNode trigger = object(root, "trigger");
@@ -154,6 +155,8 @@ public final class JobConfigs {
         }
         require(k.maxInFlight() >= 1 && k.maxInFlight() <= 4096, "sink.maxInFlight", "must be 1..4096, was " + k.maxInFlight());
         require(k.maxBatchRows() >= 1 && k.maxBatchRows() <= 1000, "sink.maxBatchRows", "must be 1..1000, was " + k.maxBatchRows());
+        require(k.maxBatchPartitions() >= 1 && k.maxBatchPartitions() <= k.maxBatchRows(), "sink.maxBatchPartitions",
+                "must be 1..sink.maxBatchRows (" + k.maxBatchRows() + "), was " + k.maxBatchPartitions());
         require(Stream.of(Consistency.values()).anyMatch(level -> level.name().equals(k.consistency())), "sink.consistency",
                 "'" + k.consistency() + "' is not a consistency level (one of " + Arrays.toString(Consistency.values()) + ")");
         if (c.deadLetter().mode() == DeadLetterMode.TABLE) {

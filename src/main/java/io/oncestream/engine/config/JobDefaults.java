@@ -17,6 +17,12 @@ public final class JobDefaults {
     public static final String CONSISTENCY = "LOCAL_QUORUM";
     public static final int MAX_IN_FLIGHT = 256;
     public static final int MAX_BATCH_ROWS = 32;
+    /**
+     * Cassandra partitions with the same replicas per unlogged batch: Cassandra's own
+     * {@code unlogged_batch_across_partitions_warn_threshold} (10), so that no batch is logged
+     * by the node as a warning.
+     */
+    public static final int MAX_BATCH_PARTITIONS = 10;
     public static final String DEAD_LETTER_MODE = "fail";
     /** The trigger interval as a StreamJob writes it; {@link #TRIGGER_INTERVAL_MS} as the worker does. */
     public static final String TRIGGER_INTERVAL = "1s";

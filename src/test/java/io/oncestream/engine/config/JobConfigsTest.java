@@ -16,6 +16,8 @@ class JobConfigsTest {
         assertThat(c.source().failOnDataLoss()).isTrue();
         assertThat(c.source().groupId()).isEqualTo("oncestream-shop.paid");
         assertThat(c.sink().maxInFlight()).isEqualTo(256);
+        assertThat(c.sink().maxBatchRows()).isEqualTo(32);
+        assertThat(c.sink().maxBatchPartitions()).isEqualTo(10);
         assertThat(c.checkpoint().retainBatches()).isEqualTo(100);
         assertThat(c.parallelism()).isEqualTo(1);
         assertThat(JobConfigs.parse(JobConfigs.toJson(c))).isEqualTo(c);
@@ -48,5 +50,12 @@ class JobConfigsTest {
         assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"seq\": \"value.seq\"", "\"bad-name\": \"value.seq\"")))
                 .hasMessageStartingWith("sink.columns.bad-name: 'bad-name' is not a CQL identifier");
         assertThatThrownBy(() -> JobConfigs.parse("[1]")).hasMessage("(document): must be a JSON object");
+        assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"consistency\": \"ONE\",",
+                "\"consistency\": \"ONE\", \"maxBatchRows\": 8, \"maxBatchPartitions\": 9,")))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessage("sink.maxBatchPartitions: must be 1..sink.maxBatchRows (8), was 9");
+        assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"consistency\": \"ONE\",",
+                "\"consistency\": \"ONE\", \"maxBatchPartitions\": 0,")))
+                .hasMessage("sink.maxBatchPartitions: must be 1..sink.maxBatchRows (32), was 0");
     }
 }

@@ -21,21 +21,28 @@ import org.apache.spark.sql.types.StructType;
  *
  * <p>Arguments: bootstrap servers, topic, Cassandra host, port, local datacenter, keyspace,
  * table, checkpoint directory, records per micro-batch (0: all that are there in one), task
- * threads, writes in flight per task.
+ * threads, writes in flight per task, the connector's batch grouping ({@code partition}, its
+ * default, or {@code replica_set}), rows per batch with {@code replica_set}.
  */
 public final class SparkOrders {
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 11) {
+        if (args.length != 13) {
             System.err.println("usage: SparkOrders <bootstrap> <topic> <cassandra host> <port> <datacenter> <keyspace> <table>"
-                    + " <checkpoint dir> <records per batch, 0 for all> <task threads> <writes in flight per task>");
+                    + " <checkpoint dir> <records per batch, 0 for all> <task threads> <writes in flight per task>"
+                    + " <partition|replica_set> <rows per batch with replica_set>");
             System.exit(2);
         }
         String bootstrap = args[0];
         String topic = args[1];
         String checkpoint = args[7];
         long perBatch = Long.parseLong(args[8]);
-        SparkSession spark = SparkSession.builder()
+        var builder = SparkSession.builder();
+        if (args[11].equals("replica_set")) {
+            builder = builder.config("spark.cassandra.output.batch.grouping.key", "replica_set")
+                    .config("spark.cassandra.output.batch.size.rows", args[12]);
+        }
+        SparkSession spark = builder
                 .appName("oncestream-comparison")
                 .master("local[" + Integer.parseInt(args[9]) + "]")
                 .config("spark.ui.enabled", "false")

@@ -1,0 +1,100 @@
+package io.oncestream.engine.cassandra;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+import com.datastax.oss.driver.api.core.CqlIdentifier;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
+import com.datastax.oss.driver.api.core.cql.Statement;
+import com.datastax.oss.driver.api.core.metadata.TokenMap;
+
+/**
+ * How a batch's writes become requests. Writes of one Cassandra partition share unlogged
+ * batches of at most {@code maxRows}. What is left of a partition after its full batches (on a
+ * table with one row per partition: every row) shares a batch with other partitions whose
+ * replicas are the same nodes, up to {@code maxPartitions} partitions and {@code maxRows} rows
+ * in all: one request to a node that is a replica of every row in it, instead of one request
+ * per row. An unlogged batch is not atomic and need not be: every write is an idempotent upsert
+ * or delete with its own timestamp, so a batch retried whole, or applied in part before a
+ * failure, ends the same as its writes one by one.
+ */
+public final class UnloggedBatches {
+
+    private UnloggedBatches() {
+    }
+
+    /**
+     * The requests for {@code byPartition} (the statements of each partition, in order).
+     * {@code replicasOf} tells the replicas of a statement's partition, or null when they are not
+     * known: such a partition's statements are sent alone.
+     */
+    public static List<Statement<?>> group(Map<?, List<BoundStatement>> byPartition, int maxRows, int maxPartitions,
+            Function<BoundStatement, Object> replicasOf) {
+        List<Statement<?>> out = new ArrayList<>();
+        Map<Object, Shared> shared = new LinkedHashMap<>();
+        for (List<BoundStatement> partition : byPartition.values()) {
+            for (int i = 0; i < partition.size(); i += maxRows) {
+                List<BoundStatement> chunk = partition.subList(i, Math.min(partition.size(), i + maxRows));
+                Object replicas = maxPartitions > 1 && chunk.size() < maxRows ? replicasOf.apply(chunk.get(0)) : null;
+                if (replicas == null) {
+                    out.add(request(chunk));
+                    continue;
+                }
+                Shared open = shared.computeIfAbsent(replicas, r -> new Shared());
+                if (open.partitions == maxPartitions || open.statements.size() + chunk.size() > maxRows) {
+                    out.add(request(open.statements));
+                    open.statements = new ArrayList<>();
+                    open.partitions = 0;
+                }
+                open.statements.addAll(chunk);
+                open.partitions++;
+            }
+        }
+        for (Shared open : shared.values()) {
+            out.add(request(open.statements));
+        }
+        return out;
+    }
+
+    /**
+     * The replicas of a statement's partition by the session's token map, as a value that is
+     * equal for partitions with the same replicas; null without a token map (token metadata
+     * off) or a routing key.
+     */
+    public static Function<BoundStatement, Object> replicas(CqlSession session, CqlIdentifier keyspace) {
+        Optional<TokenMap> tokens = session.getMetadata().getTokenMap();
+        if (tokens.isEmpty()) {
+            return statement -> null;
+        }
+        TokenMap map = tokens.get();
+        return statement -> {
+            ByteBuffer key = statement.getRoutingKey();
+            CqlIdentifier ks = statement.getRoutingKeyspace() != null ? statement.getRoutingKeyspace() : keyspace;
+            if (key == null || ks == null) {
+                return null;
+            }
+            var nodes = map.getReplicas(ks, key);
+            return nodes.isEmpty() ? null : nodes;
+        };
+    }
+
+    private static Statement<?> request(List<BoundStatement> statements) {
+        if (statements.size() == 1) {
+            return statements.get(0);
+        }
+        return BatchStatement.newInstance(DefaultBatchType.UNLOGGED).addAll(statements).setIdempotent(true);
+    }
+
+    private static final class Shared {
+        List<BoundStatement> statements = new ArrayList<>();
+        int partitions;
+    }
+}
