@@ -22,7 +22,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 
-import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
@@ -732,8 +731,7 @@ public final class EngineBenchmark {
                     .setString(0, (String) o[0]).setString(1, (String) o[1]).setDouble(2, (Double) o[2]).setLong(3, (Long) o[3])
                     .setLong(4, ts++).setIdempotence(true).build());
         }
-        List<Statement<?>> statements = UnloggedBatches.group(byCustomer, batching[0], batching[1],
-                UnloggedBatches.replicas(session, CqlIdentifier.fromCql(keyspace)));
+        List<Statement<?>> statements = UnloggedBatches.group(byCustomer, batching[0], batching[1], UnloggedBatches.replicas(session));
         Semaphore permits = new Semaphore(inFlight);
         List<CompletableFuture<?>> futures = new ArrayList<>(statements.size());
         AtomicLong lastAck = new AtomicLong();

@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 
-import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
@@ -203,7 +202,7 @@ class CassandraSinkIT {
         for (int i = 0; i < 45; i++) {
             byPartition.put("o" + i, List.of(insert.bind("o" + i, 1.0, "c", (long) i, ++ts)));
         }
-        var replicas = UnloggedBatches.replicas(s, CqlIdentifier.fromCql(ks));
+        var replicas = UnloggedBatches.replicas(s);
         assertThat(replicas.apply(byPartition.get("o0").get(0))).as("the node's token map knows the replicas").isNotNull();
 
         List<Statement<?>> requests = UnloggedBatches.group(byPartition, 32, 10, replicas);

@@ -64,7 +64,6 @@ public final class CassandraSink implements RowSink {
     private final int maxInFlight;
     private final int maxBatchRows;
     private final int maxBatchPartitions;
-    private final CqlIdentifier keyspace;
     private final BooleanSupplier stopRequested;
 
     private CassandraSink(CqlSession session, String tableName, List<ColumnMetadata> columns, List<String> partitionKey,
@@ -90,7 +89,6 @@ public final class CassandraSink implements RowSink {
         this.maxInFlight = config.maxInFlight();
         this.maxBatchRows = config.maxBatchRows();
         this.maxBatchPartitions = config.maxBatchPartitions();
-        this.keyspace = CqlIdentifier.fromCql(config.keyspace());
         this.stopRequested = stopRequested;
     }
 
@@ -280,7 +278,7 @@ public final class CassandraSink implements RowSink {
             CassandraWrite cw = (CassandraWrite) w;
             byPartition.computeIfAbsent(cw.partition(), k -> new ArrayList<>()).add(cw.statement());
         }
-        return UnloggedBatches.group(byPartition, maxBatchRows, maxBatchPartitions, UnloggedBatches.replicas(session, keyspace));
+        return UnloggedBatches.group(byPartition, maxBatchRows, maxBatchPartitions, UnloggedBatches.replicas(session));
     }
 
     private static int size(Statement<?> statement) {

@@ -67,9 +67,9 @@ public final class UnloggedBatches {
     /**
      * The replicas of a statement's partition by the session's token map, as a value that is
      * equal for partitions with the same replicas; null without a token map (token metadata
-     * off) or a routing key.
+     * off), a routing key or a routing keyspace (a prepared statement's is its table's).
      */
-    public static Function<BoundStatement, Object> replicas(CqlSession session, CqlIdentifier keyspace) {
+    public static Function<BoundStatement, Object> replicas(CqlSession session) {
         Optional<TokenMap> tokens = session.getMetadata().getTokenMap();
         if (tokens.isEmpty()) {
             return statement -> null;
@@ -77,7 +77,7 @@ public final class UnloggedBatches {
         TokenMap map = tokens.get();
         return statement -> {
             ByteBuffer key = statement.getRoutingKey();
-            CqlIdentifier ks = statement.getRoutingKeyspace() != null ? statement.getRoutingKeyspace() : keyspace;
+            CqlIdentifier ks = statement.getRoutingKeyspace();
             if (key == null || ks == null) {
                 return null;
             }
