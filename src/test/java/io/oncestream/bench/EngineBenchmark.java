@@ -164,8 +164,8 @@ public final class EngineBenchmark {
     private void run(double latencySeconds) throws Exception {
         String topic = "bench-" + System.currentTimeMillis();
         List<String> values = freshKeyspaceAndTopic(topic);
-        int inFlight = JobConfigs.parse(config(topic, "x", 1000, false)).sink().maxInFlight();
         JobConfig.CassandraSink sinkDefaults = JobConfigs.parse(config(topic, "x", 1000, false)).sink();
+        int inFlight = sinkDefaults.maxInFlight();
         int[] batching = {sinkDefaults.maxBatchRows(), sinkDefaults.maxBatchPartitions()};
         log("settings: maxInFlight %d, maxBatchRows %d, maxBatchPartitions %d, maxRecordsPerBatch 50000,"
                 + " rows grouped by customer (%d partitions)", inFlight, batching[0], batching[1], 2000);
@@ -366,16 +366,16 @@ public final class EngineBenchmark {
     private static final String SPARK_HEAP = "2g";
     private static final int SPARK_WRITES_PER_TASK = 128;
 
-    /**
-     * One run of the Spark Structured Streaming comparison job ({@code deploy/local/spark}) as a
-     * whole process, {@code Trigger.AvailableNow} over the topic into a new wide table, which is
-     * then read back and checked: {whole ms, rows/s, CPU-s per million input records}.
-     */
     /** Rows per Spark batch with replica-set grouping: the worker's partitions per batch. */
     private int sparkBatchRows() {
         return JobConfigs.parse(config("t", "x", 1000, false)).sink().maxBatchPartitions();
     }
 
+    /**
+     * One run of the Spark Structured Streaming comparison job ({@code deploy/local/spark}) as a
+     * whole process, {@code Trigger.AvailableNow} over the topic into a new wide table, which is
+     * then read back and checked: {whole ms, rows/s, CPU-s per million input records}.
+     */
     private double[] sparkRun(String topic, String table) throws Exception {
         createTable(table);
         Path dir = Files.createDirectories(work.resolve(table));
