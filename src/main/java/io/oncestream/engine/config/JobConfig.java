@@ -64,7 +64,8 @@ public record JobConfig(
             Map<String, String> columns,
             int maxInFlight,
             int maxBatchRows,
-            int maxBatchPartitions) {
+            int maxBatchPartitions,
+            int firstWriteRows) {
     }
 
     /**
