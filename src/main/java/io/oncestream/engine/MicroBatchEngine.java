@@ -35,8 +35,7 @@ import io.oncestream.engine.transform.TransformResult;
  * <li>write {@code offsets/N} durably before reading a record;</li>
  * <li>read exactly the planned ranges;</li>
  * <li>filter and map each record (bad records to the dead-letter table, or fail);</li>
- * <li>write every row, retrying until Cassandra acknowledged all of them: from
- *     {@code sink.firstWriteRows} writes on, while the batch is still read ({@link StreamedWrites});</li>
+ * <li>write every row, retrying until Cassandra acknowledged all of them;</li>
  * <li>write {@code commits/N}, then commit the consumer-group offsets (for lag tools), then
  *     publish progress, then purge old log entries.</li>
  * </ol>
@@ -203,83 +202,26 @@ public final class MicroBatchEngine {
         progress.state(EngineState.READING);
         Map<String, Long> chain = new TreeMap<>();
         offsets.partitions().forEach((p, r) -> chain.put(p, r.timestampBase()));
-        AcknowledgedWrites acknowledged = new AcknowledgedWrites(batchId);
-        StreamedWrites writes = new StreamedWrites(sink, acknowledged, config.sink().firstWriteRows(),
-                "oncestream-writer-" + batchId);
+        List<RowSink.Write> writes = new ArrayList<>();
         long[] counts = new long[3]; // read, filtered, dead-lettered
         long half = Math.max(1, offsets.size() / 2);
-        try {
-            source.read(offsets.partitions(), record -> {
-                long ts = WriteTimestamps.next(chain.get(record.partitionKey()), record.timestampMs());
-                chain.put(record.partitionKey(), ts);
-                if (record.value() == null) {
-                    tombstone(batchId, record, ts, writes, counts);
-                } else {
-                    transform(batchId, record, ts, writes, counts);
-                }
-                if (++counts[0] == half) {
-                    hooks.reached(ProtocolStep.MID_READ, batchId);
-                }
-            });
-        } catch (RuntimeException | Error e) {
-            writes.abandon();
-            throw e;
-        }
+        source.read(offsets.partitions(), record -> {
+            long ts = WriteTimestamps.next(chain.get(record.partitionKey()), record.timestampMs());
+            chain.put(record.partitionKey(), ts);
+            if (record.value() == null) {
+                tombstone(batchId, record, ts, writes, counts);
+            } else {
+                transform(batchId, record, ts, writes, counts);
+            }
+            if (++counts[0] == half) {
+                hooks.reached(ProtocolStep.MID_READ, batchId);
+            }
+        });
         long readDone = clockMs.getAsLong();
-        progress.state(EngineState.WRITING);
-        writes.finish();
-        progress.sinkAvailable(true);
-        long writeDone = clockMs.getAsLong();
-        hooks.reached(ProtocolStep.AFTER_SINK, batchId);
-        commit(batchId, offsets, replay, started, walDone, readDone, writeDone, writes.size(), counts, chain);
+        write(batchId, offsets, replay, started, walDone, readDone, writes, counts, chain);
     }
 
-    /**
-     * Tells progress what the sink does, from whichever thread writes: {@link ProtocolStep#MID_WRITE}
-     * once half of the first {@link RowSink#writeAll} call's writes are acknowledged (of a batch
-     * written in one call, half of the batch).
-     */
-    private final class AcknowledgedWrites implements StreamedWrites.Listener {
-        private final long batchId;
-        private final AtomicLong acknowledged = new AtomicLong();
-        private volatile long halfWrites = -1;
-
-        AcknowledgedWrites(long batchId) {
-            this.batchId = batchId;
-        }
-
-        @Override
-        public void sending(int writes) {
-            if (halfWrites < 0) {
-                halfWrites = Math.max(1, writes / 2);
-            }
-        }
-
-        @Override
-        public void waitingForSink(Throwable cause, int pendingWrites) {
-            progress.sinkAvailable(false);
-            progress.state(EngineState.WAITING_FOR_SINK);
-            progress.error("Cassandra: " + cause.getMessage());
-            LOG.log(Level.WARNING, "batch " + batchId + ": " + pendingWrites + " writes failed, retrying: " + cause.getMessage());
-        }
-
-        @Override
-        public void sinkAvailable() {
-            progress.sinkAvailable(true);
-            progress.state(EngineState.WRITING);
-        }
-
-        @Override
-        public void acknowledged(int count) {
-            long before = acknowledged.getAndAdd(count);
-            long half = halfWrites;
-            if (half > 0 && before < half && before + count >= half) {
-                hooks.reached(ProtocolStep.MID_WRITE, batchId);
-            }
-        }
-    }
-
-    private void transform(long batchId, SourceRecord record, long ts, StreamedWrites writes, long[] counts) {
+    private void transform(long batchId, SourceRecord record, long ts, List<RowSink.Write> writes, long[] counts) {
         TransformResult result = transformer.apply(record);
         if (result instanceof TransformResult.Row row) {
             try {
@@ -300,7 +242,7 @@ public final class MicroBatchEngine {
      * A record with a null value, as {@code tombstones} says: counted as filtered out, a delete
      * of the row its key columns map to (with the record's write timestamp), or a bad record.
      */
-    private void tombstone(long batchId, SourceRecord record, long ts, StreamedWrites writes, long[] counts) {
+    private void tombstone(long batchId, SourceRecord record, long ts, List<RowSink.Write> writes, long[] counts) {
         switch (config.tombstones()) {
             case IGNORE -> counts[1]++;
             case DEAD_LETTER -> {
@@ -323,10 +265,41 @@ public final class MicroBatchEngine {
         }
     }
 
-    private void commit(long batchId, BatchOffsets offsets, boolean replay, long started, long walDone, long readDone,
-            long writeDone, long writes, long[] counts, Map<String, Long> chain) {
+    private void write(long batchId, BatchOffsets offsets, boolean replay, long started, long walDone, long readDone,
+            List<RowSink.Write> writes, long[] counts, Map<String, Long> chain) {
+        progress.state(EngineState.WRITING);
+        AtomicLong acknowledged = new AtomicLong();
+        long halfWrites = Math.max(1, writes.size() / 2);
+        sink.writeAll(writes, new RowSink.SinkListener() {
+            @Override
+            public void waitingForSink(Throwable cause, int pendingWrites) {
+                progress.sinkAvailable(false);
+                progress.state(EngineState.WAITING_FOR_SINK);
+                progress.error("Cassandra: " + cause.getMessage());
+                LOG.log(Level.WARNING, "batch " + batchId + ": " + pendingWrites
+                        + " writes failed, retrying: " + cause.getMessage());
+            }
+
+            @Override
+            public void sinkAvailable() {
+                progress.sinkAvailable(true);
+                progress.state(EngineState.WRITING);
+            }
+
+            @Override
+            public void acknowledged(int count) {
+                long before = acknowledged.getAndAdd(count);
+                if (before < halfWrites && before + count >= halfWrites) {
+                    hooks.reached(ProtocolStep.MID_WRITE, batchId);
+                }
+            }
+        });
+        progress.sinkAvailable(true);
+        long writeDone = clockMs.getAsLong();
+        hooks.reached(ProtocolStep.AFTER_SINK, batchId);
+
         progress.state(EngineState.COMMITTING);
-        long rowsWritten = writes - counts[2];
+        long rowsWritten = writes.size() - counts[2];
         BatchCommit commit = new BatchCommit(counts[0], counts[1], rowsWritten, counts[2], writeDone - started, chain,
                 clockMs.getAsLong());
         if (!checkpoint.commits().add(batchId, commit)) {

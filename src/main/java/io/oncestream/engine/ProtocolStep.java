@@ -6,11 +6,7 @@ public enum ProtocolStep {
     AFTER_WAL,
     /** About half of the batch's records were read. */
     MID_READ,
-    /**
-     * About half of the writes of the batch's first {@link RowSink#writeAll} call were
-     * acknowledged: of a batch written in one call, half of it; of one whose writes go out while
-     * it is read, some of them, with the rest of the batch still to be read or sent.
-     */
+    /** About half of the batch's writes were acknowledged by Cassandra. */
     MID_WRITE,
     /** Every write acknowledged; {@code commits/N} not yet written. */
     AFTER_SINK,

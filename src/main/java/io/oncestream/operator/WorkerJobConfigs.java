@@ -70,7 +70,7 @@ public final class WorkerJobConfigs {
                         cassandra.keyspace, cassandra.table,
                         cassandra.consistency == null ? null : cassandra.consistency.name(),
                         new LinkedHashMap<>(cassandra.columns), JobDefaults.MAX_IN_FLIGHT, JobDefaults.MAX_BATCH_ROWS,
-                        JobDefaults.MAX_BATCH_PARTITIONS, JobDefaults.FIRST_WRITE_ROWS),
+                        JobDefaults.MAX_BATCH_PARTITIONS),
                 new JobConfig.DeadLetter(deadLetter == null ? null : deadLetter.mode,
                         deadLetter != null && deadLetter.mode == DeadLetterMode.TABLE ? deadLetter.table : null),
                 new JobConfig.Trigger(millis(trigger == null ? null : trigger.interval),

@@ -167,8 +167,8 @@ public final class EngineBenchmark {
         JobConfig.CassandraSink sinkDefaults = JobConfigs.parse(config(topic, "x", 1000, false)).sink();
         int inFlight = sinkDefaults.maxInFlight();
         int[] batching = {sinkDefaults.maxBatchRows(), sinkDefaults.maxBatchPartitions()};
-        log("settings: maxInFlight %d, maxBatchRows %d, maxBatchPartitions %d, firstWriteRows %d, maxRecordsPerBatch 50000,"
-                + " rows grouped by customer (%d partitions)", inFlight, batching[0], batching[1], sinkDefaults.firstWriteRows(), 2000);
+        log("settings: maxInFlight %d, maxBatchRows %d, maxBatchPartitions %d, maxRecordsPerBatch 50000,"
+                + " rows grouped by customer (%d partitions)", inFlight, batching[0], batching[1], 2000);
 
         double[] decoding = decodingRatio(values);
         double[] decodingRich = decodingRatio(richer(values));

@@ -2,20 +2,16 @@ package io.oncestream.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.stream.Stream;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import io.oncestream.testing.CassandraExtension;
 import io.oncestream.testing.CassandraNode;
@@ -33,25 +29,12 @@ class EngineCrashIT {
 
     private static final long CRASH_BATCH = 2;
 
-    static Stream<Arguments> crashes() {
-        return Stream.concat(Stream.of(ProtocolStep.values()).map(step -> Arguments.of(step, false)),
-                Stream.of(ProtocolStep.MID_READ, ProtocolStep.MID_WRITE, ProtocolStep.AFTER_SINK).map(step -> Arguments.of(step, true)));
-    }
-
-    /**
-     * Streamed: the job sends its writes while a batch is read, from the 20th on (a batch of 500
-     * records has about 200 writes), so a kill at mid-read leaves some writes of the batch sent.
-     */
-    @ParameterizedTest(name = "{0}, streamed {1}")
-    @MethodSource("crashes")
-    void killedWorkerResumesWithoutLossOrDuplicates(ProtocolStep step, boolean streamed, KafkaBroker kafka,
-            CassandraNode cassandra, @TempDir Path dir) throws IOException {
-        String name = "crash-" + step.name().toLowerCase().replace('_', '-') + (streamed ? "-streamed" : "");
-        EngineFixture job = new EngineFixture(kafka, cassandra, dir, name, 3, step.ordinal(), json -> {
-            String edited = json.replace("\"intervalMs\": 200", "\"intervalMs\": 0, \"availableNow\": true");
-            return streamed ? edited.replace("\"consistency\": \"ONE\",", "\"consistency\": \"ONE\", \"firstWriteRows\": 20,") : edited;
-        });
-        assertThat(Files.readString(dir.resolve("job.json"))).as("the job as configured").contains(streamed ? "\"firstWriteRows\": 20" : "\"availableNow\": true");
+    @ParameterizedTest
+    @EnumSource(ProtocolStep.class)
+    void killedWorkerResumesWithoutLossOrDuplicates(ProtocolStep step, KafkaBroker kafka, CassandraNode cassandra,
+            @TempDir Path dir) {
+        EngineFixture job = new EngineFixture(kafka, cassandra, dir, "crash-" + step.name().toLowerCase().replace('_', '-'),
+                3, step.ordinal(), json -> json.replace("\"intervalMs\": 200", "\"intervalMs\": 0, \"availableNow\": true"));
         job.orders.produce(kafka, job.topic, 2500, 0);
         assertThat(job.orders.eventsPerOrder().values()).as("orders repeat within and across batches")
                 .allMatch(n -> n >= 2);
@@ -82,7 +65,8 @@ class EngineCrashIT {
             assertThat(secondLog).doesNotContain("replaying open batch");
         }
         Map<TopicPartition, Long> ends = endOffsets(kafka, job.topic);
-        Map<TopicPartition, OffsetAndMetadata> group = groupOffsets(kafka, "oncestream-it." + name);
+        Map<TopicPartition, OffsetAndMetadata> group = groupOffsets(kafka, "oncestream-it.crash-"
+                + step.name().toLowerCase().replace('_', '-'));
         ends.forEach((tp, end) -> assertThat(group.get(tp).offset()).as("group offset of " + tp).isEqualTo(end));
     }
 

@@ -13,7 +13,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -75,7 +74,7 @@ import io.oncestream.engine.transform.RecordTransformer;
  */
 class EngineCrashTest {
 
-    private static final String JOB_JSON = """
+    private static final JobConfig JOB = JobConfigs.parse("""
             {
               "jobId": "test/crash",
               "source": {"bootstrapServers": "unused:9092", "topics": ["orders", "payments"], "maxRecordsPerBatch": 20},
@@ -87,11 +86,7 @@ class EngineCrashTest {
               "trigger": {"intervalMs": 0, "availableNow": true},
               "checkpoint": {"retainBatches": 2}
             }
-            """;
-    private static final JobConfig JOB = JobConfigs.parse(JOB_JSON);
-    /** The job with its writes sent while a batch is read: from the third write of a batch on. */
-    private static final JobConfig JOB_STREAMED = JobConfigs.parse(JOB_JSON.replace("\"localDatacenter\"",
-            "\"firstWriteRows\": 3, \"localDatacenter\""));
+            """);
     private static final RecordTransformer TRANSFORMER = RecordTransformer.compile(JOB);
     private static final CheckpointMetadata METADATA = new CheckpointMetadata(CheckpointMetadata.FORMAT, JOB.jobId(),
             JOB.source().topics(), 1, 0);
@@ -118,7 +113,6 @@ class EngineCrashTest {
         for (long k : new long[] {0, 2, BATCHES - 1}) {
             for (ProtocolStep step : ProtocolStep.values()) {
                 crashes.add(Crash.at(step, k));
-                crashes.add(Crash.streamedAt(step, k));
             }
             for (String log : List.of("offsets", "commits")) {
                 for (WritePoint point : WritePoint.values()) {
@@ -188,11 +182,9 @@ class EngineCrashTest {
         producer.produce(RECORDS);
         InMemorySource source = producer.source;
         LastWriteWinsSink table = new LastWriteWinsSink("id", 3, crash.toString().hashCode());
-        CountingSink counted = new CountingSink(table);
         List<String> ahead = watchGroupOffsets(source);
-        assertThat(JOB_STREAMED.sink().firstWriteRows()).isLessThan(JOB.source().maxRecordsPerBatch() / 4);
 
-        assertThatThrownBy(() -> run(crash.job(), crash.files(), source, counted, crash.hooks(counted)))
+        assertThatThrownBy(() -> run(crash.files(), source, table, crash.hooks()))
                 .isInstanceOf(SimulatedCrash.class).hasMessage("simulated crash: " + crash);
 
         CheckpointOnDisk disk = new CheckpointOnDisk(dir);
@@ -211,7 +203,7 @@ class EngineCrashTest {
         int readsBefore = source.reads().size();
 
         producer.produce(MORE_RECORDS);
-        assertThat(run(crash.job(), NO_CRASH, source, table, ProtocolHooks.NONE)).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
+        assertThat(run(NO_CRASH, source, table, ProtocolHooks.NONE)).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
 
         List<Map<String, PartitionRange>> recoveryReads = source.reads().subList(readsBefore, source.reads().size());
         if (crash.walDurable() && !crash.commitDurable()) {
@@ -458,13 +450,8 @@ class EngineCrashTest {
     }
 
     private MicroBatchEngine.Outcome run(DurableFiles files, InMemorySource source, RowSink sink, ProtocolHooks hooks) {
-        return run(JOB, files, source, sink, hooks);
-    }
-
-    private MicroBatchEngine.Outcome run(JobConfig job, DurableFiles files, InMemorySource source, RowSink sink,
-            ProtocolHooks hooks) {
         try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, files)) {
-            return new MicroBatchEngine(job, checkpoint, source, TRANSFORMER, sink, hooks,
+            return new MicroBatchEngine(JOB, checkpoint, source, TRANSFORMER, sink, hooks,
                     new ProgressTracker(JOB.jobId(), 0, 1), () -> false, clockMs::incrementAndGet).run();
         }
     }
@@ -571,27 +558,14 @@ class EngineCrashTest {
      * write of {@code file} ({@code offsets/k}, {@code commits/k} or {@code metadata}), then
      * optionally losing power there.
      */
-    record Crash(ProtocolStep step, String file, WritePoint point, boolean powerLoss, long batch, boolean streamed) {
+    record Crash(ProtocolStep step, String file, WritePoint point, boolean powerLoss, long batch) {
 
         static Crash at(ProtocolStep step, long batch) {
-            return new Crash(step, null, null, false, batch, false);
-        }
-
-        /**
-         * At a step of batch {@code batch} of {@link #JOB_STREAMED}, whose writes go out while
-         * the batch is read; at {@link ProtocolStep#MID_READ} only once some of them were
-         * acknowledged, so the crash leaves a batch half read and partly written.
-         */
-        static Crash streamedAt(ProtocolStep step, long batch) {
-            return new Crash(step, null, null, false, batch, true);
+            return new Crash(step, null, null, false, batch);
         }
 
         static Crash writing(String file, long batch, WritePoint point, boolean powerLoss) {
-            return new Crash(null, file, point, powerLoss, batch, false);
-        }
-
-        JobConfig job() {
-            return streamed ? JOB_STREAMED : JOB;
+            return new Crash(null, file, point, powerLoss, batch);
         }
 
         /** Whether the final name of the file being written is there after the crash. */
@@ -626,25 +600,6 @@ class EngineCrashTest {
             };
         }
 
-        /** {@link #hooks()}; streamed, a crash at {@link ProtocolStep#MID_READ} first waits for a write of the batch. */
-        ProtocolHooks hooks(CountingSink sink) {
-            if (!streamed || step != ProtocolStep.MID_READ) {
-                return hooks();
-            }
-            long[] atWal = {-1};
-            return (reached, batchId) -> {
-                if (batchId != batch) {
-                    return;
-                }
-                if (reached == ProtocolStep.AFTER_WAL) {
-                    atWal[0] = sink.acknowledged();
-                } else if (reached == ProtocolStep.MID_READ) {
-                    sink.awaitAcknowledgedAbove(atWal[0]);
-                    throw new SimulatedCrash(this);
-                }
-            };
-        }
-
         DurableFiles files() {
             if (step != null) {
                 return NO_CRASH;
@@ -662,80 +617,8 @@ class EngineCrashTest {
 
         @Override
         public String toString() {
-            return step != null ? step + " of batch " + batch + (streamed ? ", written while read" : "")
+            return step != null ? step + " of batch " + batch
                     : "writing " + file + ", at " + point + (powerLoss ? ", then power loss" : "");
-        }
-    }
-
-    /** A sink that counts the writes the one it wraps acknowledged, seen from any thread. */
-    private static final class CountingSink implements RowSink {
-        private final RowSink sink;
-        private final AtomicLong acknowledged = new AtomicLong();
-
-        CountingSink(RowSink sink) {
-            this.sink = sink;
-        }
-
-        long acknowledged() {
-            return acknowledged.get();
-        }
-
-        /** Waits (up to 30 s) until more than {@code count} writes were acknowledged. */
-        void awaitAcknowledgedAbove(long count) {
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (acknowledged.get() <= count) {
-                if (System.nanoTime() > until) {
-                    throw new AssertionError("no write acknowledged while the batch was read (" + count + " before it)");
-                }
-                Thread.onSpinWait();
-            }
-        }
-
-        @Override
-        public Write prepare(io.oncestream.engine.transform.SourceRecord origin, Map<String, Object> columns, long ts)
-                throws BadRowException {
-            return sink.prepare(origin, columns, ts);
-        }
-
-        @Override
-        public List<String> primaryKeyColumns() {
-            return sink.primaryKeyColumns();
-        }
-
-        @Override
-        public Write prepareDelete(io.oncestream.engine.transform.SourceRecord origin, Map<String, Object> key, long ts)
-                throws BadRowException {
-            return sink.prepareDelete(origin, key, ts);
-        }
-
-        @Override
-        public Write prepareDeadLetter(io.oncestream.engine.transform.SourceRecord record, String error, long batchId, long ts) {
-            return sink.prepareDeadLetter(record, error, batchId, ts);
-        }
-
-        @Override
-        public void writeAll(List<Write> writes, SinkListener listener) {
-            sink.writeAll(writes, new SinkListener() {
-                @Override
-                public void waitingForSink(Throwable cause, int pendingWrites) {
-                    listener.waitingForSink(cause, pendingWrites);
-                }
-
-                @Override
-                public void sinkAvailable() {
-                    listener.sinkAvailable();
-                }
-
-                @Override
-                public void acknowledged(int count) {
-                    acknowledged.addAndGet(count);
-                    listener.acknowledged(count);
-                }
-            });
-        }
-
-        @Override
-        public void close() {
         }
     }
 

@@ -64,8 +64,7 @@ public record JobConfig(
             Map<String, String> columns,
             int maxInFlight,
             int maxBatchRows,
-            int maxBatchPartitions,
-            int firstWriteRows) {
+            int maxBatchPartitions) {
     }
 
     /**

@@ -99,7 +99,6 @@ public final class JobConfigs {
         fill(sink, "maxInFlight", sink.numberNode(JobDefaults.MAX_IN_FLIGHT));
         fill(sink, "maxBatchRows", sink.numberNode(JobDefaults.MAX_BATCH_ROWS));
         fill(sink, "maxBatchPartitions", sink.numberNode(JobDefaults.MAX_BATCH_PARTITIONS));
-        fill(sink, "firstWriteRows", sink.numberNode(JobDefaults.FIRST_WRITE_ROWS));
         ObjectNode deadLetter = object(root, "deadLetter");
         fill(deadLetter, "mode", deadLetter.textNode(JobDefaults.DEAD_LETTER_MODE));
         ObjectNode trigger = object(root, "trigger");
@@ -158,7 +157,6 @@ public final class JobConfigs {
         require(k.maxBatchRows() >= 1 && k.maxBatchRows() <= 1000, "sink.maxBatchRows", "must be 1..1000, was " + k.maxBatchRows());
         require(k.maxBatchPartitions() >= 1 && k.maxBatchPartitions() <= k.maxBatchRows(), "sink.maxBatchPartitions",
                 "must be 1..sink.maxBatchRows (" + k.maxBatchRows() + "), was " + k.maxBatchPartitions());
-        require(k.firstWriteRows() >= 1, "sink.firstWriteRows", "must be at least 1, was " + k.firstWriteRows());
         require(Stream.of(Consistency.values()).anyMatch(level -> level.name().equals(k.consistency())), "sink.consistency",
                 "'" + k.consistency() + "' is not a consistency level (one of " + Arrays.toString(Consistency.values()) + ")");
         if (c.deadLetter().mode() == DeadLetterMode.TABLE) {

@@ -23,12 +23,6 @@ public final class JobDefaults {
      * by the node as a warning.
      */
     public static final int MAX_BATCH_PARTITIONS = 10;
-    /**
-     * Writes of a batch mapped before the first of them is sent while the rest of the batch is
-     * read; from then on every write that accumulated goes out whenever the last call is
-     * acknowledged. A batch with fewer writes is sent once it is read.
-     */
-    public static final int FIRST_WRITE_ROWS = 2_000;
     public static final String DEAD_LETTER_MODE = "fail";
     /** The trigger interval as a StreamJob writes it; {@link #TRIGGER_INTERVAL_MS} as the worker does. */
     public static final String TRIGGER_INTERVAL = "1s";

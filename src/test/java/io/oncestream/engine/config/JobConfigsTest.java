@@ -18,7 +18,6 @@ class JobConfigsTest {
         assertThat(c.sink().maxInFlight()).isEqualTo(256);
         assertThat(c.sink().maxBatchRows()).isEqualTo(32);
         assertThat(c.sink().maxBatchPartitions()).isEqualTo(10);
-        assertThat(c.sink().firstWriteRows()).isEqualTo(2000);
         assertThat(c.checkpoint().retainBatches()).isEqualTo(100);
         assertThat(c.parallelism()).isEqualTo(1);
         assertThat(JobConfigs.parse(JobConfigs.toJson(c))).isEqualTo(c);
@@ -58,8 +57,5 @@ class JobConfigsTest {
         assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"consistency\": \"ONE\",",
                 "\"consistency\": \"ONE\", \"maxBatchPartitions\": 0,")))
                 .hasMessage("sink.maxBatchPartitions: must be 1..sink.maxBatchRows (32), was 0");
-        assertThatThrownBy(() -> JobConfigs.parse(VALID.replace("\"consistency\": \"ONE\",",
-                "\"consistency\": \"ONE\", \"firstWriteRows\": 0,")))
-                .hasMessage("sink.firstWriteRows: must be at least 1, was 0");
     }
 }
