@@ -7,7 +7,8 @@
 #
 # Usage: deploy/local/benchmark.sh [--pin] [--records 200000] [--rounds 2] [--latency-seconds 20]
 #        deploy/local/benchmark.sh --decoding-only 200000   (filter+map on one thread: JSON decoded
-#          only where the job's expressions read it / whole; no services needed)
+#          only where the job's expressions read it / whole, and the filter answered from the decoded
+#          fields / by CEL's interpreter; no services needed)
 #        deploy/local/benchmark.sh --latency-at 14000 [--latency-seconds 20]   (latency alone at that rate,
 #          after a warm-up run; prints where the time goes and the benchmark JVM's GC pauses)
 #        deploy/local/benchmark.sh --worker-process 3 [--records 200000] [--passing 0.3] [--worker-java-options "|-XX:A"]   (the packaged worker as a

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.core.JsonParseException;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelOptions;
 import dev.cel.common.CelValidationException;
+import dev.cel.common.ast.CelExpr;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.MapType;
 import dev.cel.common.types.SimpleType;
@@ -41,7 +42,10 @@ import io.oncestream.engine.config.RecordFormat;
  * The language is CEL with its standard macros ({@code has}, {@code all}, {@code exists},
  * {@code exists_one}, {@code map}, {@code filter}) and the string, math, list, set and regex
  * extensions, here for the worker and the operator's spec check alike.
- * Evaluation is deterministic: the same record always gives the same row.
+ * Evaluation is deterministic: the same record always gives the same row. A filter of the most
+ * common shape (fields compared with literals, joined by {@code &&}, {@code ||}, {@code !}) is
+ * answered from the decoded fields by {@link FieldFilter} wherever the answer is certain, and by
+ * CEL otherwise, with the same result either way.
  */
 public final class RecordTransformer {
 
@@ -56,15 +60,18 @@ public final class RecordTransformer {
 
     private final RecordFormat format;
     private final CelRuntime.Program filter;
+    /** The filter answered without CEL where certain (null: every record goes to CEL). */
+    private final FieldFilter fieldFilter;
     private final Map<String, CelRuntime.Program> columns;
     private final Map<String, String[]> fieldPaths;
     /** The fields of a JSON value the expressions can read (null: all); the rest is skipped when decoding. */
     private final ValuePaths.Node keep;
 
-    private RecordTransformer(RecordFormat format, CelRuntime.Program filter, Map<String, CelRuntime.Program> columns,
-            Map<String, String[]> fieldPaths, ValuePaths.Node keep) {
+    private RecordTransformer(RecordFormat format, CelRuntime.Program filter, FieldFilter fieldFilter,
+            Map<String, CelRuntime.Program> columns, Map<String, String[]> fieldPaths, ValuePaths.Node keep) {
         this.format = format;
         this.filter = filter;
+        this.fieldFilter = fieldFilter;
         this.columns = columns;
         this.fieldPaths = fieldPaths;
         this.keep = keep;
@@ -77,19 +84,33 @@ public final class RecordTransformer {
 
     /** This transformer decoding every field of each value, as if the expressions read all of it: for comparisons. */
     public RecordTransformer decodingWholeValues() {
-        return new RecordTransformer(format, filter, columns, fieldPaths, null);
+        return new RecordTransformer(format, filter, fieldFilter, columns, fieldPaths, null);
+    }
+
+    /** This transformer with every filter evaluated by CEL's interpreter: for comparisons. */
+    public RecordTransformer filteringWithCelOnly() {
+        return new RecordTransformer(format, filter, null, columns, fieldPaths, keep);
+    }
+
+    /** The filter answered without CEL where certain, or null. */
+    FieldFilter fieldFilter() {
+        return fieldFilter;
     }
 
     /** Compiles the filter and columns of {@code config}; an error names the field, e.g. {@code sink.columns.amount}. */
     public static RecordTransformer compile(JobConfig config) {
         ValuePaths read = new ValuePaths();
         CelRuntime.Program filter = null;
+        FieldFilter fieldFilter = null;
         if (config.filter() != null && !config.filter().isBlank()) {
-            filter = program(Environment.RUNTIME, Environment.FILTER, config.filter(), "filter", read);
+            CelExpr[] expr = new CelExpr[1];
+            filter = program(Environment.RUNTIME, Environment.FILTER, config.filter(), "filter", read, expr);
+            fieldFilter = config.format() == RecordFormat.JSON ? FieldFilter.of(expr[0]) : null;
         }
         Map<String, CelRuntime.Program> columns = new LinkedHashMap<>();
         config.sink().columns().forEach((column, expression) ->
-                columns.put(column, program(Environment.RUNTIME, Environment.COLUMNS, expression, "sink.columns." + column, read)));
+                columns.put(column, program(Environment.RUNTIME, Environment.COLUMNS, expression, "sink.columns." + column, read,
+                        new CelExpr[1])));
         // Plain field selections (value.a.b) are the common case; they are evaluated by walking
         // the decoded maps, with the same result and the same errors as CEL, at a fraction of the cost.
         Map<String, String[]> fieldPaths = new LinkedHashMap<>();
@@ -98,7 +119,7 @@ public final class RecordTransformer {
                 fieldPaths.put(column, expression.strip().substring("value.".length()).split("\\."));
             }
         });
-        return new RecordTransformer(config.format(), filter, columns, fieldPaths, read.keep());
+        return new RecordTransformer(config.format(), filter, fieldFilter, columns, fieldPaths, read.keep());
     }
 
     /**
@@ -131,11 +152,13 @@ public final class RecordTransformer {
                 .build();
     }
 
+    /** Compiles one expression; its checked syntax tree goes to {@code read} and to {@code expr[0]}. */
     private static CelRuntime.Program program(CelRuntime runtime, CelCompiler compiler, String expression, String field,
-            ValuePaths read) {
+            ValuePaths read, CelExpr[] expr) {
         try {
             CelAbstractSyntaxTree ast = compiler.compile(expression).getAst();
             read.add(ast.getExpr());
+            expr[0] = ast.getExpr();
             return runtime.createProgram(ast);
         } catch (CelValidationException e) {
             throw new InvalidConfigException(field, "CEL expression does not compile: " + e.getMessage());
@@ -196,7 +219,11 @@ public final class RecordTransformer {
             return new TransformResult.Bad("value cannot be decoded: " + e.getMessage());
         }
         CelVariableResolver vars = variables(record, value);
-        if (filter != null) {
+        Boolean passes = fieldFilter == null ? null : fieldFilter.test(value);
+        if (Boolean.FALSE.equals(passes)) {
+            return new TransformResult.Filtered();
+        }
+        if (filter != null && passes == null) {
             try {
                 if (!Boolean.TRUE.equals(filter.eval(vars))) {
                     return new TransformResult.Filtered();
