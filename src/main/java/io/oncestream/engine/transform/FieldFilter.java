@@ -257,25 +257,22 @@ final class FieldFilter {
         if (a instanceof Long x && b instanceof Long y) {
             return Long.compare(x, y);
         }
-        double x;
-        double y;
-        if (a instanceof Double d) {
-            x = d;
-        } else if (a instanceof Long l && l >= -EXACT_IN_DOUBLE && l <= EXACT_IN_DOUBLE) {
-            x = l;
-        } else {
-            return null;
-        }
-        if (b instanceof Double d) {
-            y = d;
-        } else if (b instanceof Long l && l >= -EXACT_IN_DOUBLE && l <= EXACT_IN_DOUBLE) {
-            y = l;
-        } else {
+        Double x = exactDouble(a);
+        Double y = exactDouble(b);
+        if (x == null || y == null) {
             return null;
         }
         if (Double.isNaN(x) || Double.isNaN(y)) {
             return null;
         }
         return x < y ? -1 : x > y ? 1 : 0;
+    }
+
+    /** A double, or an int a double holds exactly, as a double; null for anything else. */
+    private static Double exactDouble(Object n) {
+        if (n instanceof Double d) {
+            return d;
+        }
+        return n instanceof Long l && l >= -EXACT_IN_DOUBLE && l <= EXACT_IN_DOUBLE ? (double) l : null;
     }
 }
