@@ -37,7 +37,6 @@ final class FieldFilter {
 
     private static final Object MISSING = new Object();
     private static final long EXACT_IN_DOUBLE = 1L << 53;
-    private static final String VALUE = "value";
 
     private final Test test;
 
@@ -168,16 +167,10 @@ final class FieldFilter {
             Object literal = literal(expr.constant());
             return literal == null ? null : v -> literal;
         }
-        List<String> path = new ArrayList<>();
-        CelExpr e = expr;
-        while (e.getKind() == CelExpr.ExprKind.Kind.SELECT && !e.select().testOnly()) {
-            path.add(0, e.select().field());
-            e = e.select().operand();
-        }
-        if (e.getKind() != CelExpr.ExprKind.Kind.IDENT || !VALUE.equals(e.ident().name())) {
+        String[] fields = ValuePaths.fieldPath(expr);
+        if (fields == null) {
             return null;
         }
-        String[] fields = path.toArray(String[]::new);
         return v -> {
             Object at = v;
             for (String field : fields) {

@@ -55,8 +55,6 @@ public final class RecordTransformer {
     /** The extension libraries, each both a compiler and a runtime library. */
     private static final List<Object> EXTENSIONS = List.of(CelExtensions.strings(), CelExtensions.math(OPTIONS),
             CelExtensions.lists(), CelExtensions.sets(OPTIONS), CelExtensions.regex());
-    private static final java.util.regex.Pattern FIELD_PATH =
-            java.util.regex.Pattern.compile("value(\\.[A-Za-z_][A-Za-z0-9_]*)+");
 
     private final RecordFormat format;
     private final CelRuntime.Program filter;
@@ -100,23 +98,26 @@ public final class RecordTransformer {
     /** Compiles the filter and columns of {@code config}; an error names the field, e.g. {@code sink.columns.amount}. */
     public static RecordTransformer compile(JobConfig config) {
         ValuePaths read = new ValuePaths();
+        boolean json = config.format() == RecordFormat.JSON;
         CelRuntime.Program filter = null;
         FieldFilter fieldFilter = null;
         if (config.filter() != null && !config.filter().isBlank()) {
-            CelExpr[] expr = new CelExpr[1];
-            filter = program(Environment.RUNTIME, Environment.FILTER, config.filter(), "filter", read, expr);
-            fieldFilter = config.format() == RecordFormat.JSON ? FieldFilter.of(expr[0]) : null;
+            Compiled f = compile(Environment.FILTER, config.filter(), "filter");
+            read.add(f.expr());
+            filter = f.program();
+            fieldFilter = json ? FieldFilter.of(f.expr()) : null;
         }
         Map<String, CelRuntime.Program> columns = new LinkedHashMap<>();
-        config.sink().columns().forEach((column, expression) ->
-                columns.put(column, program(Environment.RUNTIME, Environment.COLUMNS, expression, "sink.columns." + column, read,
-                        new CelExpr[1])));
         // Plain field selections (value.a.b) are the common case; they are evaluated by walking
         // the decoded maps, with the same result and the same errors as CEL, at a fraction of the cost.
         Map<String, String[]> fieldPaths = new LinkedHashMap<>();
         config.sink().columns().forEach((column, expression) -> {
-            if (config.format() == RecordFormat.JSON && FIELD_PATH.matcher(expression.strip()).matches()) {
-                fieldPaths.put(column, expression.strip().substring("value.".length()).split("\\."));
+            Compiled c = compile(Environment.COLUMNS, expression, "sink.columns." + column);
+            read.add(c.expr());
+            columns.put(column, c.program());
+            String[] path = json ? ValuePaths.fieldPath(c.expr()) : null;
+            if (path != null && path.length > 0) {
+                fieldPaths.put(column, path);
             }
         });
         return new RecordTransformer(config.format(), filter, fieldFilter, columns, fieldPaths, read.keep());
@@ -152,14 +153,14 @@ public final class RecordTransformer {
                 .build();
     }
 
-    /** Compiles one expression; its checked syntax tree goes to {@code read} and to {@code expr[0]}. */
-    private static CelRuntime.Program program(CelRuntime runtime, CelCompiler compiler, String expression, String field,
-            ValuePaths read, CelExpr[] expr) {
+    /** An expression's checked syntax tree and its program. */
+    private record Compiled(CelExpr expr, CelRuntime.Program program) {
+    }
+
+    private static Compiled compile(CelCompiler compiler, String expression, String field) {
         try {
             CelAbstractSyntaxTree ast = compiler.compile(expression).getAst();
-            read.add(ast.getExpr());
-            expr[0] = ast.getExpr();
-            return runtime.createProgram(ast);
+            return new Compiled(ast.getExpr(), Environment.RUNTIME.createProgram(ast));
         } catch (CelValidationException e) {
             throw new InvalidConfigException(field, "CEL expression does not compile: " + e.getMessage());
         } catch (Exception e) {
@@ -218,11 +219,11 @@ public final class RecordTransformer {
         } catch (Exception e) {
             return new TransformResult.Bad("value cannot be decoded: " + e.getMessage());
         }
-        CelVariableResolver vars = variables(record, value);
         Boolean passes = fieldFilter == null ? null : fieldFilter.test(value);
         if (Boolean.FALSE.equals(passes)) {
             return new TransformResult.Filtered();
         }
+        CelVariableResolver vars = variables(record, value);
         if (filter != null && passes == null) {
             try {
                 if (!Boolean.TRUE.equals(filter.eval(vars))) {

@@ -98,6 +98,21 @@ final class ValuePaths {
         }
     }
 
+    /**
+     * The fields of {@code value.a.b} ({@code [a, b]}; {@code []} for {@code value} itself), or
+     * null if {@code expr} is not such a selection (a {@code has()} test, another variable).
+     */
+    static String[] fieldPath(CelExpr expr) {
+        ArrayDeque<String> fields = new ArrayDeque<>();
+        CelExpr e = expr;
+        while (e.getKind() == CelExpr.ExprKind.Kind.SELECT && !e.select().testOnly()) {
+            fields.addFirst(e.select().field());
+            e = e.select().operand();
+        }
+        boolean onValue = e.getKind() == CelExpr.ExprKind.Kind.IDENT && VALUE.equals(e.ident().name());
+        return onValue ? fields.toArray(String[]::new) : null;
+    }
+
     /** Keeps the field at {@code path} (below {@code value}) and all of it. */
     void keepWhole(String[] path) {
         Node node = root;
