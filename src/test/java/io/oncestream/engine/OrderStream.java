@@ -49,7 +49,9 @@ public final class OrderStream {
 
     /**
      * Produces {@code count} order events; with {@code badEvery > 0}, every {@code badEvery}-th is
-     * malformed JSON or lacks a field the job needs.
+     * bad: in turn malformed JSON, without the customer, without the amount, or with the amount
+     * as a string. With {@code badEvery > 1}, the order midway between two bad ones lacks a field
+     * the filter reads but is not bad: the filter's other operand is false, and decides it.
      */
     public List<Produced> produce(KafkaBroker kafka, String topic, int count, int badEvery) {
         List<Produced> batch = new ArrayList<>();
@@ -62,12 +64,29 @@ public final class OrderStream {
                 double amount = random.nextBoolean() ? 50 + random.nextInt(200) : Math.round((50 + random.nextDouble() * 200) * 100) / 100.0;
                 String customer = "c" + random.nextInt(1000);
                 boolean bad = badEvery > 0 && s % badEvery == badEvery - 1;
+                long kind = badEvery > 0 ? s / badEvery % 4 : 0;
                 String json;
-                if (bad && s % 2 == 0) {
+                if (bad && kind == 0) {
                     json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": "; // malformed
-                } else if (bad) {
+                } else if (bad && kind == 1) {
                     // No "customer": the filter passes, the column expression fails.
                     json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": 500, \"seq\": " + s + "}";
+                } else if (bad && kind == 2) {
+                    // No "amount": the filter's second operand, needed since the first holds, fails.
+                    json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"customer\": {\"name\": \"" + customer
+                            + "\"}, \"seq\": " + s + "}";
+                } else if (bad) {
+                    // The amount as a string: no comparison of a string with a number.
+                    json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": \"500\", \"customer\": {\"name\": \""
+                            + customer + "\"}, \"seq\": " + s + "}";
+                } else if (badEvery > 1 && s % badEvery == badEvery / 2) {
+                    // A filter field missing, but the other operand of && is false, which decides
+                    // it as CEL does: filtered out, not a bad record.
+                    status = "NEW";
+                    amount = 50;
+                    json = kind % 2 == 0
+                            ? "{\"id\": \"" + id + "\", \"status\": \"NEW\", \"seq\": " + s + "}"
+                            : "{\"id\": \"" + id + "\", \"amount\": 50, \"seq\": " + s + "}";
                 } else {
                     json = "{\"id\": \"" + id + "\", \"status\": \"" + status + "\", \"amount\": " + amountJson(amount)
                             + ", \"customer\": {\"name\": \"" + customer + "\"}, \"seq\": " + s + "}";
