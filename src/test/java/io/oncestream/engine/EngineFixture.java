@@ -47,6 +47,15 @@ final class EngineFixture {
         write(config, configEdit.apply(json));
     }
 
+    /** Changes the job's configuration file, for the workers started after. */
+    void editConfig(UnaryOperator<String> edit) {
+        try {
+            write(config, edit.apply(Files.readString(config)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Starts a worker on this job's checkpoint; its output goes to {@code worker-N.log} in the fixture's directory. */
     WorkerProcess startWorker(Map<String, String> env) {
         return WorkerProcess.start(config, checkpoint, 0, env, dir.resolve("worker-" + (workers++) + ".log"));
