@@ -45,10 +45,6 @@ import io.oncestream.engine.transform.TransformResult;
 public final class MicroBatchEngine {
 
     private static final Logger LOG = Logger.getLogger(MicroBatchEngine.class.getName());
-    /** How often an idle continuous run looks for new records. */
-    private static final long IDLE_MS = 100;
-    /** How long a continuous run's look for the next batch waits for records to come (at most). */
-    private static final java.time.Duration FETCH_WAIT = java.time.Duration.ofMillis(IDLE_MS);
 
     /** How {@link #run()} ended. */
     public enum Outcome { COMPLETED, STOPPED }
@@ -125,9 +121,7 @@ public final class MicroBatchEngine {
             // A trigger interval spaces batches (Spark's processing-time trigger); availableNow drains back to back.
             if (result == StepResult.IDLE || (config.trigger().intervalMs() > 0 && !config.trigger().availableNow())) {
                 progress.state(EngineState.IDLE);
-                // Idle: look again 100 ms after this look started (a look that fetched ahead waited for records already).
-                long elapsed = clockMs.getAsLong() - started;
-                pause(Math.max(config.trigger().intervalMs() - elapsed, result == StepResult.IDLE ? IDLE_MS - elapsed : 0));
+                pause(Math.max(config.trigger().intervalMs() - (clockMs.getAsLong() - started), result == StepResult.IDLE ? 100 : 0));
             }
         }
         progress.state(EngineState.STOPPED);
@@ -141,29 +135,15 @@ public final class MicroBatchEngine {
         if (drainedAlready()) {
             return StepResult.IDLE;
         }
-        Map<String, KafkaOffsets> kafka = null;
-        Map<String, KafkaOffsets> reported = null;
-        if (!config.trigger().availableNow()) {
-            Optional<RecordSource.Fetched> fetched = committedEnds()
-                    .flatMap(ends -> source.fetchAhead(ends, config.source().maxRecordsPerBatch(), FETCH_WAIT));
-            if (fetched.isPresent()) {
-                kafka = fetched.get().readable();
-                reported = fetched.get().reported();
-            }
-        }
-        if (kafka == null) {
-            kafka = source.offsets();
-            reported = kafka;
-        }
+        Map<String, KafkaOffsets> kafka = source.offsets();
         if (!groupOffsetsResynced) {
             resyncGroupOffsets();
         }
         if (config.trigger().availableNow()) {
             kafka = capToDrainTargets(kafka);
             lastCapped = kafka;
-            reported = kafka;
         }
-        progress.planned(reported);
+        progress.planned(kafka);
         Plan plan = plan(kafka);
         long batchId;
         BatchOffsets offsets;
@@ -194,21 +174,6 @@ public final class MicroBatchEngine {
         hooks.reached(ProtocolStep.AFTER_WAL, batchId);
         runBatch(batchId, offsets, replay, started, walDone);
         return StepResult.RAN_BATCH;
-    }
-
-    /**
-     * The ends of the newest batch if it is committed (the next batch starts there), else empty
-     * (a first batch, or one to replay).
-     */
-    private Optional<Map<String, Long>> committedEnds() {
-        Optional<BatchLog.Entry<BatchOffsets>> last = checkpoint.offsets().latest();
-        Optional<BatchLog.Entry<BatchCommit>> commit = checkpoint.commits().latest();
-        if (last.isEmpty() || commit.isEmpty() || last.get().batchId() != commit.get().batchId()) {
-            return Optional.empty();
-        }
-        Map<String, Long> ends = new TreeMap<>();
-        last.get().value().partitions().forEach((p, r) -> ends.put(p, r.end()));
-        return Optional.of(ends);
     }
 
     /**

@@ -3,20 +3,16 @@ package io.oncestream.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 
-import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -27,7 +23,6 @@ import io.oncestream.engine.config.JobConfigs;
 import io.oncestream.engine.config.TestConfigs;
 import io.oncestream.engine.kafka.KafkaRecordSource;
 import io.oncestream.engine.kafka.PartitionAssignment;
-import io.oncestream.engine.plan.KafkaOffsets;
 import io.oncestream.testing.KafkaBroker;
 import io.oncestream.testing.KafkaExtension;
 
@@ -92,94 +87,6 @@ class KafkaRecordSourceIT {
         } finally {
             source.close();
         }
-    }
-
-    /**
-     * A continuous run plans each batch from what the source fetched ahead of it instead of
-     * asking Kafka for offsets. Those ends never pass the last stable offset (an open transaction
-     * holds it back), ranges up to them give exactly the records an independent
-     * {@code read_committed} consumer finds, and fetching ahead gets to the end of the topic.
-     * Records deleted before a position (retention) and partitions that do not match make it
-     * decline, so that the engine asks for offsets and plans as always.
-     */
-    @Test
-    void fetchingAheadPlansWithinTheLastStableOffset(KafkaBroker kafka) throws Exception {
-        String topic = kafka.createTopic("source-ahead", 2);
-        Random random = new Random(11);
-        String json = TestConfigs.orders("it/ahead", kafka.bootstrapServers(), topic, "127.0.0.1:1", "dc", "k", "t");
-        KafkaRecordSource source = new KafkaRecordSource(JobConfigs.parse(json).source(),
-                new PartitionAssignment(List.of(topic), 1, 0), () -> false);
-        Duration wait = Duration.ofMillis(500);
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producerProperties(
-                Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "ahead-" + topic)))) {
-            producer.initTransactions();
-            Map<String, Long> starts = new TreeMap<>();
-            source.offsets().forEach((key, o) -> starts.put(key, o.latest()));
-            assertThat(source.fetchAhead(Map.of(TopicPartitionKey.of(topic, 0), 0L), 5000, wait)).as("a partition missing").isEmpty();
-            int batches = 0;
-            for (int round = 0; round < 8; round++) {
-                producer.beginTransaction();
-                for (int i = 0, n = 100 + random.nextInt(3000); i < n; i++) {
-                    producer.send(new ProducerRecord<>(topic, i % 2, null, "r" + round + "-" + i));
-                }
-                producer.flush();
-                boolean open = round % 4 == 2; // planned while the transaction is open, committed after
-                if (!open) {
-                    if (round % 4 == 3) {
-                        producer.abortTransaction();
-                    } else {
-                        producer.commitTransaction();
-                    }
-                }
-                Map<Map<String, PartitionRange>, List<String>> reads = new LinkedHashMap<>();
-                for (int step = 0; step < 3; step++) {
-                    RecordSource.Fetched fetched = source.fetchAhead(starts, 5000, wait).orElseThrow();
-                    Map<String, KafkaOffsets> stable = source.offsets();
-                    Map<String, PartitionRange> ranges = new TreeMap<>();
-                    for (String key : starts.keySet()) {
-                        long end = fetched.readable().get(key).latest();
-                        assertThat(end).as(key).isBetween(starts.get(key), stable.get(key).latest());
-                        assertThat(fetched.reported().get(key).latest()).as(key).isBetween(end, stable.get(key).latest());
-                        ranges.put(key, new PartitionRange(starts.get(key), end, 0));
-                    }
-                    List<String> got = new ArrayList<>();
-                    source.read(ranges, r -> got.add(r.partition() + "@" + r.offset() + "=" + new String(r.value(), StandardCharsets.UTF_8)));
-                    reads.put(ranges, got);
-                    ranges.forEach((key, r) -> starts.put(key, r.end()));
-                    batches++;
-                }
-                if (open) {
-                    producer.commitTransaction();
-                }
-                List<ConsumerRecord<String, String>> committed = kafka.readAll(topic, "read_committed");
-                for (var read : reads.entrySet()) {
-                    List<String> want = new ArrayList<>();
-                    read.getKey().forEach((key, r) -> want.addAll(expected(committed, TopicPartitionKey.parse(key).partition(), r.start(), r.end())));
-                    assertThat(read.getValue()).as("round %d, ranges %s", round, read.getKey()).containsExactlyInAnyOrderElementsOf(want);
-                }
-            }
-            // Fetching ahead gets to the end: the last stable offset of each partition.
-            for (int i = 0; i < 5 && !starts.equals(latest(source.offsets())); i++) {
-                source.fetchAhead(starts, 100_000, wait).orElseThrow().readable().forEach((key, o) -> starts.put(key, o.latest()));
-            }
-            assertThat(starts).isEqualTo(latest(source.offsets()));
-            assertThat(batches).isEqualTo(24);
-
-            // Records deleted past partition 0's position: the fetch fails, and the source declines.
-            kafka.produce(List.of(new ProducerRecord<>(topic, 0, null, "x"), new ProducerRecord<>(topic, 0, null, "y")));
-            long deleteBefore = starts.get(TopicPartitionKey.of(topic, 0)) + 1;
-            kafka.admin().deleteRecords(Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(deleteBefore))).all().get();
-            assertThat(source.fetchAhead(starts, 5000, wait)).isEmpty();
-            assertThat(source.offsets().get(TopicPartitionKey.of(topic, 0)).earliest()).isEqualTo(deleteBefore);
-        } finally {
-            source.close();
-        }
-    }
-
-    private static Map<String, Long> latest(Map<String, KafkaOffsets> offsets) {
-        Map<String, Long> out = new TreeMap<>();
-        offsets.forEach((key, o) -> out.put(key, o.latest()));
-        return out;
     }
 
     /**

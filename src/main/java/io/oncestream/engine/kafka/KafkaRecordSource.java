@@ -8,8 +8,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -20,7 +18,6 @@ import java.util.logging.Logger;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
@@ -56,8 +53,6 @@ public final class KafkaRecordSource implements RecordSource {
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final BooleanSupplier stopRequested;
     private final Map<TopicPartition, ReadAhead> ahead = new HashMap<>();
-    /** Each owned partition's earliest offset as {@link #offsets()} last found it. */
-    private final Map<TopicPartition, Long> earliestAsked = new HashMap<>();
     /** The offsets of the newest group commit asked for, committed again synchronously on close. */
     private Map<TopicPartition, OffsetAndMetadata> lastGroupOffsets = Map.of();
 
@@ -82,111 +77,28 @@ public final class KafkaRecordSource implements RecordSource {
 
     @Override
     public Map<String, KafkaOffsets> offsets() {
+        List<TopicPartition> owned = new ArrayList<>();
         try {
-            List<TopicPartition> owned = owned();
+            for (String topic : assignment.sortedTopics()) {
+                List<PartitionInfo> infos = consumer.partitionsFor(topic);
+                if (infos == null || infos.isEmpty()) {
+                    throw new SourceException("topic '" + topic + "' does not exist in Kafka at " + config.bootstrapServers());
+                }
+                for (PartitionInfo info : infos) {
+                    if (assignment.owns(topic, info.partition())) {
+                        owned.add(new TopicPartition(topic, info.partition()));
+                    }
+                }
+            }
             Map<TopicPartition, Long> earliest = consumer.beginningOffsets(owned);
             Map<TopicPartition, Long> latest = consumer.endOffsets(owned); // the last stable offset under read_committed
             Map<String, KafkaOffsets> out = new TreeMap<>();
-            earliestAsked.clear();
             for (TopicPartition tp : owned) {
                 out.put(TopicPartitionKey.of(tp.topic(), tp.partition()), new KafkaOffsets(earliest.get(tp), latest.get(tp)));
-                earliestAsked.put(tp, earliest.get(tp));
             }
             return out;
         } catch (KafkaException e) {
             throw new SourceException("cannot read offsets from Kafka at " + config.bootstrapServers() + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** The partitions of the job's topics this worker owns, by the consumer's metadata. */
-    private List<TopicPartition> owned() {
-        List<TopicPartition> owned = new ArrayList<>();
-        for (String topic : assignment.sortedTopics()) {
-            List<PartitionInfo> infos = consumer.partitionsFor(topic);
-            if (infos == null || infos.isEmpty()) {
-                throw new SourceException("topic '" + topic + "' does not exist in Kafka at " + config.bootstrapServers());
-            }
-            for (PartitionInfo info : infos) {
-                if (assignment.owns(topic, info.partition())) {
-                    owned.add(new TopicPartition(topic, info.partition()));
-                }
-            }
-        }
-        return owned;
-    }
-
-    /**
-     * Fetches on from the last batch's ends into the read-ahead that {@link #read} takes first,
-     * and plans from what came: two offset requests and a fetch fewer per batch. A fetch response
-     * under {@code read_committed} holds records below the last stable offset only, so the
-     * consumer's position never passes it, and a range ending there reads the same records on a
-     * replay. Retention or truncation past a position shows as the fetch's error here, before
-     * the batch is planned; the caller then asks {@link #offsets()}, and plans as always.
-     */
-    @Override
-    public Optional<Fetched> fetchAhead(Map<String, Long> starts, long maxRecords, Duration wait) {
-        try {
-            List<TopicPartition> owned = owned();
-            if (owned.size() != starts.size() || !earliestAsked.keySet().containsAll(owned)) {
-                return Optional.empty();
-            }
-            for (TopicPartition tp : owned) {
-                if (!starts.containsKey(TopicPartitionKey.of(tp.topic(), tp.partition()))) {
-                    return Optional.empty();
-                }
-            }
-            if (!consumer.assignment().containsAll(owned)) {
-                Set<TopicPartition> all = new HashSet<>(consumer.assignment());
-                all.addAll(owned);
-                consumer.assign(all);
-                ahead.clear();
-            }
-            long fetched = 0;
-            for (TopicPartition tp : owned) {
-                long start = starts.get(TopicPartitionKey.of(tp.topic(), tp.partition()));
-                ReadAhead kept = ahead.get(tp);
-                if (kept == null || kept.from() != start) {
-                    consumer.seek(tp, start);
-                    ahead.put(tp, new ReadAhead(start, new ArrayDeque<>()));
-                } else {
-                    fetched += kept.records().size();
-                }
-            }
-            consumer.resume(owned);
-            try {
-                Duration next = fetched > 0 ? Duration.ZERO : wait;
-                while (fetched < maxRecords && !stopRequested.getAsBoolean()) {
-                    ConsumerRecords<byte[], byte[]> polled = consumer.poll(next);
-                    if (polled.isEmpty()) {
-                        break;
-                    }
-                    for (ConsumerRecord<byte[], byte[]> r : polled) {
-                        ahead.get(new TopicPartition(r.topic(), r.partition())).records().add(r);
-                    }
-                    fetched += polled.count();
-                    next = Duration.ZERO; // what else is fetched already, without waiting
-                }
-            } finally {
-                consumer.pause(consumer.assignment());
-            }
-            Map<String, KafkaOffsets> readable = new TreeMap<>();
-            Map<String, KafkaOffsets> reported = new TreeMap<>();
-            for (TopicPartition tp : owned) {
-                long position = consumer.position(tp);
-                OptionalLong lag = consumer.currentLag(tp);
-                if (lag.isEmpty()) {
-                    return Optional.empty(); // the last stable offset is not known yet: ask
-                }
-                String key = TopicPartitionKey.of(tp.topic(), tp.partition());
-                long earliest = earliestAsked.get(tp);
-                readable.put(key, new KafkaOffsets(earliest, position));
-                reported.put(key, new KafkaOffsets(earliest, position + lag.getAsLong()));
-            }
-            return Optional.of(new Fetched(readable, reported));
-        } catch (KafkaException | SourceException e) {
-            ahead.clear(); // the next read seeks: where the consumer stands is not known
-            LOG.log(Level.FINE, "fetching ahead failed, asking for offsets instead: " + e.getMessage());
-            return Optional.empty();
         }
     }
 
