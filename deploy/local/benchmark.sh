@@ -9,8 +9,10 @@
 #        deploy/local/benchmark.sh --decoding-only 200000   (filter+map on one thread: JSON decoded
 #          only where the job's expressions read it / whole, and the filter answered from the decoded
 #          fields / by CEL's interpreter; no services needed)
-#        deploy/local/benchmark.sh --latency-at 14000 [--latency-seconds 20]   (latency alone at that rate,
-#          after a warm-up run; prints where the time goes and the benchmark JVM's GC pauses)
+#        deploy/local/benchmark.sh --latency-at 14000 [--latency-seconds 20] [--latency-interval-ms 0]   (latency
+#          alone at that rate, after a warm-up run; prints where the time goes, the benchmark JVM's and the
+#          Cassandra node's GC pauses, and the CPUs that Cassandra, Kafka and the benchmark JVM used meanwhile;
+#          --latency-interval-ms sets the job's trigger.intervalMs, 0 by default: batches back to back)
 #        deploy/local/benchmark.sh --worker-process 3 [--records 200000] [--passing 0.3] [--worker-java-options "|-XX:A"]   (the packaged worker as a
 #          whole process, availableNow, on the JDK of the images' runtime (images.sh jdk): its fixed costs at start and at exit and its CPU per record, median of 3 runs,
 #          and that CPU by kind of thread (JIT compilers, main, driver, GC; from /proc on Linux);
@@ -99,4 +101,6 @@ fi
 ${launcher[@]+"${launcher[@]}"} java -Xmx2g ${BENCH_JAVA_OPTS:-} -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
   -Djava.util.logging.config.file=/dev/null io.oncestream.bench.EngineBenchmark \
   --kafka "${KAFKA_BOOTSTRAP:-none}" --cassandra "${CASSANDRA_CONTACT_POINT:-none}" --datacenter "${CASSANDRA_DATACENTER:-none}" \
-  --cassandra-gc-log "$ONCESTREAM_LOCAL_DIR/cassandra/logs/gc.log" ${args[@]+"${args[@]}"}
+  --cassandra-gc-log "$ONCESTREAM_LOCAL_DIR/cassandra/logs/gc.log" \
+  --service-pids "Cassandra=$(cat "$ONCESTREAM_LOCAL_DIR/cassandra/cassandra.pid" 2>/dev/null),Kafka=$(cat "$ONCESTREAM_LOCAL_DIR/kafka/kafka.pid" 2>/dev/null)" \
+  ${args[@]+"${args[@]}"}

@@ -67,8 +67,12 @@ public final class EngineBenchmark {
     private final Path work;
     private final CqlSession session;
     private final String keyspace = "oncestream_bench";
+    /** The processes of the services, by name ({@code --service-pids cassandra=1,kafka=2}): their CPU in latency runs. */
+    private final Map<String, Long> servicePids = new LinkedHashMap<>();
     /** Where the Cassandra node logs its GC pauses ({@code --cassandra-gc-log}), or null. */
     private Path cassandraGcLog;
+    /** The latency runs' {@code trigger.intervalMs} ({@code --latency-interval-ms}; 0: batches back to back). */
+    private long latencyIntervalMs;
     /** The fraction of produced records that pass the filter ({@code --passing}, worker-process mode; 1 elsewhere). */
     private double passing = 1.0;
     /**
@@ -136,6 +140,15 @@ public final class EngineBenchmark {
                 Integer.parseInt(a.getOrDefault("records", "200000")), Integer.parseInt(a.getOrDefault("rounds", "2")),
                 Files.createTempDirectory("oncestream-bench"));
         b.cassandraGcLog = a.containsKey("cassandra-gc-log") ? Path.of(a.get("cassandra-gc-log")) : null;
+        b.latencyIntervalMs = Long.parseLong(a.getOrDefault("latency-interval-ms", "0"));
+        if (a.containsKey("service-pids")) {
+            for (String entry : a.get("service-pids").split(",")) {
+                String[] nameAndPid = entry.split("=", 2);
+                if (nameAndPid.length == 2 && nameAndPid[1].matches("\\d+")) {
+                    b.servicePids.put(nameAndPid[0], Long.parseLong(nameAndPid[1]));
+                }
+            }
+        }
         try {
             if (a.containsKey("worker-process")) {
                 b.passing = Double.parseDouble(a.getOrDefault("passing", "1"));
@@ -813,19 +826,34 @@ public final class EngineBenchmark {
         createTopic(topic, 3);
         String table = topic.endsWith("-quarter") ? "wide_latency_quarter" : "wide_latency";
         createTable(table);
-        JobConfig config = JobConfigs.parse(config(topic, table, 50_000, false).replace("\"intervalMs\": 1000", "\"intervalMs\": 0"));
+        JobConfig config = JobConfigs.parse(config(topic, table, 50_000, false)
+                .replace("\"intervalMs\": 1000", "\"intervalMs\": " + latencyIntervalMs));
         LatencySink.Recorder recorder = new LatencySink.Recorder();
         AtomicBoolean stop = new AtomicBoolean();
         try (Assembly engine = new Assembly(config, work.resolve(table), true, sink -> new LatencySink(sink, recorder), stop)) {
             Thread runner = new Thread(engine.engine::run, "bench-engine");
             runner.start();
             Thread.sleep(2000);
-            log("latency: producing at %,.0f records/s for %d + %.0f s, measuring records produced after the first %d s",
-                    rate, LATENCY_WARMUP_SECONDS, seconds, LATENCY_WARMUP_SECONDS);
+            log("latency: producing at %,.0f records/s for %d + %.0f s, measuring records produced after the first %d s;"
+                    + " trigger.intervalMs %d", rate, LATENCY_WARMUP_SECONDS, seconds, LATENCY_WARMUP_SECONDS, latencyIntervalMs);
             long measureFrom = System.currentTimeMillis() + LATENCY_WARMUP_SECONDS * 1000L;
             recorder.measureFrom(measureFrom);
             GcPauses gc = new GcPauses(measureFrom);
+            Map<String, Long> pids = new LinkedHashMap<>(servicePids);
+            pids.put("the benchmark JVM (engine and producer)", ProcessHandle.current().pid());
+            ProcessCpu cpu = new ProcessCpu(pids);
+            Thread cpuStart = new Thread(() -> {
+                try {
+                    Thread.sleep(Math.max(0, measureFrom - System.currentTimeMillis()));
+                    cpu.start();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "cpu-window");
+            cpuStart.start();
             long produced = produceAtRate(topic, rate, LATENCY_WARMUP_SECONDS + seconds);
+            cpuStart.join();
+            String cpuUsed = ProcessCpu.available() ? cpu.summary() : "no /proc/stat";
             long deadline = System.currentTimeMillis() + 60_000;
             while (engine.progress.snapshot().totals().written() < produced && System.currentTimeMillis() < deadline) {
                 Thread.sleep(50);
@@ -836,6 +864,7 @@ public final class EngineBenchmark {
             log("latency at %,.0f rec/s: the benchmark JVM's collections (engine and producer): %s", rate, gc.summary());
             log("latency at %,.0f rec/s: Cassandra's GC pauses: %s", rate,
                     GcPauses.loggedPauses(cassandraGcLog, measureFrom, System.currentTimeMillis()));
+            log("latency at %,.0f rec/s: CPUs used while records were measured: %s", rate, cpuUsed);
             gc.close();
         }
         return recorder.summary();
