@@ -12,7 +12,10 @@
 #        deploy/local/benchmark.sh --latency-at 14000 [--latency-seconds 20] [--latency-interval-ms 0]   (latency
 #          alone at that rate, after a warm-up run; prints where the time goes, the benchmark JVM's and the
 #          Cassandra node's GC pauses, and the CPUs that Cassandra, Kafka and the benchmark JVM used meanwhile;
-#          --latency-interval-ms sets the job's trigger.intervalMs, 0 by default: batches back to back)
+#          --latency-interval-ms sets the job's trigger.intervalMs, 0 by default: batches back to back;
+#          --latency-warmup-seconds 5: how long records are produced before they are measured (the JIT
+#          compilers took 0.43 of the 2 CPUs in the 20 s after a 5 s warm-up, 0.04-0.10 after 60 s);
+#          --latency-consumer fetch.max.wait.ms=500: Kafka consumer properties of the job)
 #        deploy/local/benchmark.sh --worker-process 3 [--records 200000] [--passing 0.3] [--worker-java-options "|-XX:A"]   (the packaged worker as a
 #          whole process, availableNow, on the JDK of the images' runtime (images.sh jdk): its fixed costs at start and at exit and its CPU per record, median of 3 runs,
 #          and that CPU by kind of thread (JIT compilers, main, driver, GC; from /proc on Linux);

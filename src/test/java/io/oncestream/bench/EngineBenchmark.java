@@ -73,6 +73,8 @@ public final class EngineBenchmark {
     private Path cassandraGcLog;
     /** The latency runs' {@code trigger.intervalMs} ({@code --latency-interval-ms}; 0: batches back to back). */
     private long latencyIntervalMs;
+    /** {@code --latency-consumer name=value,...}: Kafka consumer properties of the latency runs' job. */
+    private String latencyConsumer = "";
     /** The fraction of produced records that pass the filter ({@code --passing}, worker-process mode; 1 elsewhere). */
     private double passing = 1.0;
     /**
@@ -141,6 +143,8 @@ public final class EngineBenchmark {
                 Files.createTempDirectory("oncestream-bench"));
         b.cassandraGcLog = a.containsKey("cassandra-gc-log") ? Path.of(a.get("cassandra-gc-log")) : null;
         b.latencyIntervalMs = Long.parseLong(a.getOrDefault("latency-interval-ms", "0"));
+        b.latencyConsumer = a.getOrDefault("latency-consumer", "");
+        b.latencyWarmupSeconds = Integer.parseInt(a.getOrDefault("latency-warmup-seconds", String.valueOf(LATENCY_WARMUP_SECONDS)));
         if (a.containsKey("service-pids")) {
             for (String entry : a.get("service-pids").split(",")) {
                 String[] nameAndPid = entry.split("=", 2);
@@ -821,13 +825,16 @@ public final class EngineBenchmark {
      * first sends), not the sustained rate the targets are about.
      */
     private static final int LATENCY_WARMUP_SECONDS = 5;
+    /** {@code --latency-warmup-seconds}: seconds of producing before records are measured ({@link #LATENCY_WARMUP_SECONDS}). */
+    private int latencyWarmupSeconds = LATENCY_WARMUP_SECONDS;
 
     private double[] latencyRun(String topic, double rate, double seconds) throws Exception {
         createTopic(topic, 3);
         String table = topic.endsWith("-quarter") ? "wide_latency_quarter" : "wide_latency";
         createTable(table);
         JobConfig config = JobConfigs.parse(config(topic, table, 50_000, false)
-                .replace("\"intervalMs\": 1000", "\"intervalMs\": " + latencyIntervalMs));
+                .replace("\"intervalMs\": 1000", "\"intervalMs\": " + latencyIntervalMs)
+                .replace("\"maxRecordsPerBatch\"", "\"properties\": " + consumerProperties(latencyConsumer) + ", \"maxRecordsPerBatch\""));
         LatencySink.Recorder recorder = new LatencySink.Recorder();
         AtomicBoolean stop = new AtomicBoolean();
         try (Assembly engine = new Assembly(config, work.resolve(table), true, sink -> new LatencySink(sink, recorder), stop)) {
@@ -835,8 +842,9 @@ public final class EngineBenchmark {
             runner.start();
             Thread.sleep(2000);
             log("latency: producing at %,.0f records/s for %d + %.0f s, measuring records produced after the first %d s;"
-                    + " trigger.intervalMs %d", rate, LATENCY_WARMUP_SECONDS, seconds, LATENCY_WARMUP_SECONDS, latencyIntervalMs);
-            long measureFrom = System.currentTimeMillis() + LATENCY_WARMUP_SECONDS * 1000L;
+                    + " trigger.intervalMs %d, consumer properties %s", rate, latencyWarmupSeconds, seconds, latencyWarmupSeconds,
+                    latencyIntervalMs, consumerProperties(latencyConsumer));
+            long measureFrom = System.currentTimeMillis() + latencyWarmupSeconds * 1000L;
             recorder.measureFrom(measureFrom);
             GcPauses gc = new GcPauses(measureFrom);
             Map<String, Long> pids = new LinkedHashMap<>(servicePids);
@@ -851,9 +859,17 @@ public final class EngineBenchmark {
                 }
             }, "cpu-window");
             cpuStart.start();
-            long produced = produceAtRate(topic, rate, LATENCY_WARMUP_SECONDS + seconds);
-            cpuStart.join();
-            String cpuUsed = ProcessCpu.available() ? cpu.summary() : "no /proc/stat";
+            String[] cpuUsed = {"no /proc/stat"};
+            long produced = produceAtRate(topic, rate, latencyWarmupSeconds + seconds, () -> {
+                try {
+                    cpuStart.join(); // read before the producer closes, while its threads exist
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                if (ProcessCpu.available()) {
+                    cpuUsed[0] = cpu.summary() + "; the benchmark JVM's by thread: " + cpu.threads(EngineBenchmark::threadKind);
+                }
+            });
             long deadline = System.currentTimeMillis() + 60_000;
             while (engine.progress.snapshot().totals().written() < produced && System.currentTimeMillis() < deadline) {
                 Thread.sleep(50);
@@ -864,13 +880,48 @@ public final class EngineBenchmark {
             log("latency at %,.0f rec/s: the benchmark JVM's collections (engine and producer): %s", rate, gc.summary());
             log("latency at %,.0f rec/s: Cassandra's GC pauses: %s", rate,
                     GcPauses.loggedPauses(cassandraGcLog, measureFrom, System.currentTimeMillis()));
-            log("latency at %,.0f rec/s: CPUs used while records were measured: %s", rate, cpuUsed);
+            log("latency at %,.0f rec/s: CPUs used while records were produced for measuring: %s", rate, cpuUsed[0]);
             gc.close();
         }
         return recorder.summary();
     }
 
-    private long produceAtRate(String topic, double rate, double seconds) {
+    /** {@code a=1,b=2} as a JSON object of strings. */
+    private static String consumerProperties(String list) {
+        StringBuilder json = new StringBuilder("{");
+        for (String entry : list.split(",")) {
+            String[] kv = entry.split("=", 2);
+            if (kv.length == 2) {
+                json.append(json.length() > 1 ? ", " : "").append('"').append(kv[0].trim()).append("\": \"").append(kv[1].trim()).append('"');
+            }
+        }
+        return json.append('}').toString();
+    }
+
+    /** The kinds of the benchmark JVM's threads in a latency run, from their names as Linux keeps them. */
+    static String threadKind(String name) {
+        if (name.equals("bench-engine")) {
+            return "engine (Kafka consumer, decoding, mapping, checkpoint)";
+        }
+        if (name.startsWith("kafka-producer")) {
+            return "producer's I/O";
+        }
+        if (name.equals("main") || name.equals("java")) {
+            return "producer (main thread)";
+        }
+        if (name.matches("s\\d+-.*")) {
+            return "Cassandra driver";
+        }
+        if (name.startsWith("GC Thread") || name.startsWith("G1 ") || name.equals("VM Thread")) {
+            return "GC and VM";
+        }
+        if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+            return "JIT";
+        }
+        return "other";
+    }
+
+    private long produceAtRate(String topic, double rate, double seconds, Runnable beforeClose) {
         Random random = new Random(7);
         long total = (long) (rate * seconds);
         long start = System.nanoTime();
@@ -886,6 +937,7 @@ public final class EngineBenchmark {
                 String v = Row.json(random, i);
                 producer.send(new ProducerRecord<>(topic, Row.parse(v)[1], v));
             }
+            beforeClose.run();
             producer.flush();
         }
         return total;

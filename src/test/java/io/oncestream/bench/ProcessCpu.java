@@ -3,8 +3,12 @@ package io.oncestream.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * The CPU each of some processes used over a window, and the machine's idle time, from Linux's
@@ -31,11 +35,52 @@ final class ProcessCpu {
         return Files.isReadable(Path.of("/proc/stat"));
     }
 
+    private final Map<String, Long> startThreads = new HashMap<>();
+
     /** Starts the window. */
     void start() {
         pids.forEach((name, pid) -> startTicks.put(name, ticks(pid)));
+        startThreads.putAll(threadTicks());
         startIdle = idleTicks();
         startNanos = System.nanoTime();
+    }
+
+    /**
+     * This JVM's CPUs over the window by kind of thread, named by {@code kindOf} from a thread's
+     * name as Linux keeps it (15 characters): threads started within the window count whole.
+     */
+    String threads(Function<String, String> kindOf) {
+        double seconds = (System.nanoTime() - startNanos) / 1e9;
+        Map<String, Double> byKind = new TreeMap<>();
+        threadTicks().forEach((task, ticks) -> {
+            String name = task.substring(task.indexOf(' ') + 1);
+            long before = startThreads.getOrDefault(task, 0L);
+            byKind.merge(kindOf.apply(name), (ticks - before) / TICKS_PER_SECOND / seconds, Double::sum);
+        });
+        StringBuilder out = new StringBuilder();
+        byKind.forEach((kind, cpus) -> out.append(out.length() == 0 ? "" : ", ").append(String.format("%s %.2f", kind, cpus)));
+        return out.toString();
+    }
+
+    /** utime + stime of each thread of this JVM, keyed by {@code "tid name"}. */
+    private static Map<String, Long> threadTicks() {
+        Map<String, Long> out = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    int close = stat.lastIndexOf(')');
+                    String[] fields = stat.substring(close + 2).split(" ");
+                    out.put(task.getFileName() + " " + stat.substring(stat.indexOf('(') + 1, close),
+                            Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended between listing and reading
+                }
+            }
+        } catch (IOException e) {
+            // no /proc: nothing to tell
+        }
+        return out;
     }
 
     /** Each process's CPUs over the window since {@link #start()} (1.0: one CPU all the time), and the idle CPUs. */
