@@ -354,7 +354,8 @@ public final class MicroBatchEngine {
      * so capped to the targets fresh latest offsets equal the last plan's: where those leave
      * nothing to read, fresh ones would not either. Asking would not be free: after the last
      * batch the consumer's fetch at the end of the topic waits on the broker for up to
-     * {@code fetch.max.wait.ms} (500 ms), and the offsets request queues behind it.
+     * {@code fetch.max.wait.ms} (10 ms by the worker's default, more if the job sets it), and
+     * the offsets request queues behind it.
      */
     private boolean drainedAlready() {
         return config.trigger().availableNow() && lastCapped != null && groupOffsetsResynced && plan(lastCapped) instanceof Plan.Idle;
