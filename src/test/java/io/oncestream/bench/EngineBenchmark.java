@@ -850,26 +850,9 @@ public final class EngineBenchmark {
             Map<String, Long> pids = new LinkedHashMap<>(servicePids);
             pids.put("the benchmark JVM (engine and producer)", ProcessHandle.current().pid());
             ProcessCpu cpu = new ProcessCpu(pids);
-            Thread cpuStart = new Thread(() -> {
-                try {
-                    Thread.sleep(Math.max(0, measureFrom - System.currentTimeMillis()));
-                    cpu.start();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "cpu-window");
-            cpuStart.start();
-            String[] cpuUsed = {"no /proc/stat"};
-            long produced = produceAtRate(topic, rate, latencyWarmupSeconds + seconds, () -> {
-                try {
-                    cpuStart.join(); // read before the producer closes, while its threads exist
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                if (ProcessCpu.available()) {
-                    cpuUsed[0] = cpu.summary() + "; the benchmark JVM's by thread: " + cpu.threads(EngineBenchmark::threadKind);
-                }
-            });
+            long produced = produceAtRate(topic, rate, latencyWarmupSeconds + seconds, measureFrom, cpu);
+            String cpuUsed = ProcessCpu.available() ? cpu.summary() + "; the benchmark JVM's by thread: " + cpu.threads(EngineBenchmark::threadKind)
+                    : "no /proc/stat";
             long deadline = System.currentTimeMillis() + 60_000;
             while (engine.progress.snapshot().totals().written() < produced && System.currentTimeMillis() < deadline) {
                 Thread.sleep(50);
@@ -880,7 +863,7 @@ public final class EngineBenchmark {
             log("latency at %,.0f rec/s: the benchmark JVM's collections (engine and producer): %s", rate, gc.summary());
             log("latency at %,.0f rec/s: Cassandra's GC pauses: %s", rate,
                     GcPauses.loggedPauses(cassandraGcLog, measureFrom, System.currentTimeMillis()));
-            log("latency at %,.0f rec/s: CPUs used while records were produced for measuring: %s", rate, cpuUsed[0]);
+            log("latency at %,.0f rec/s: CPUs used while records were produced for measuring: %s", rate, cpuUsed);
             gc.close();
         }
         return recorder.summary();
@@ -898,7 +881,10 @@ public final class EngineBenchmark {
         return json.append('}').toString();
     }
 
-    /** The kinds of the benchmark JVM's threads in a latency run, from their names as Linux keeps them. */
+    /**
+     * The kinds of the benchmark JVM's threads in a latency run, from their names as Linux keeps
+     * them: the engine's and the producer's threads, and otherwise {@link ThreadCpu#kind}'s.
+     */
     static String threadKind(String name) {
         if (name.equals("bench-engine")) {
             return "engine (Kafka consumer, decoding, mapping, checkpoint)";
@@ -909,22 +895,19 @@ public final class EngineBenchmark {
         if (name.equals("main") || name.equals("java")) {
             return "producer (main thread)";
         }
-        if (name.matches("s\\d+-.*")) {
-            return "Cassandra driver";
-        }
-        if (name.startsWith("GC Thread") || name.startsWith("G1 ") || name.equals("VM Thread")) {
-            return "GC and VM";
-        }
-        if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
-            return "JIT";
-        }
-        return "other";
+        return ThreadCpu.kind(name);
     }
 
-    private long produceAtRate(String topic, double rate, double seconds, Runnable beforeClose) {
+    /**
+     * Produces at {@code rate} for {@code seconds}. {@code cpu}'s window opens with the first
+     * record due at or after {@code measureFrom} and closes after the last, while the producer's
+     * threads still run.
+     */
+    private long produceAtRate(String topic, double rate, double seconds, long measureFrom, ProcessCpu cpu) {
         Random random = new Random(7);
         long total = (long) (rate * seconds);
         long start = System.nanoTime();
+        boolean windowOpen = false;
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(1))) {
             for (long i = 0; i < total; i++) {
                 // Paced by sleeping, not spinning: a spinning producer would take a whole core of two
@@ -934,10 +917,17 @@ public final class EngineBenchmark {
                 if (ahead > 200_000) {
                     java.util.concurrent.locks.LockSupport.parkNanos(ahead);
                 }
+                if (!windowOpen && System.currentTimeMillis() >= measureFrom) {
+                    cpu.start();
+                    windowOpen = true;
+                }
                 String v = Row.json(random, i);
                 producer.send(new ProducerRecord<>(topic, Row.parse(v)[1], v));
             }
-            beforeClose.run();
+            if (!windowOpen) {
+                cpu.start(); // nothing was due after measureFrom: an empty window, not a missing one
+            }
+            cpu.stop();
             producer.flush();
         }
         return total;

@@ -11,19 +11,25 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
- * The CPU each of some processes used over a window, and the machine's idle time, from Linux's
- * {@code /proc/<pid>/stat} and {@code /proc/stat}: which of the processes sharing the machine
- * (the Cassandra node, Kafka, the benchmark itself) takes the CPUs at a given rate.
+ * The CPU each of some processes used over a window, this JVM's by kind of thread, and the
+ * machine's idle time, from Linux's {@code /proc/<pid>/stat}, {@code /proc/self/task/<tid>/stat}
+ * and {@code /proc/stat}: which of the processes sharing the machine (the Cassandra node, Kafka,
+ * the benchmark itself) takes the CPUs at a given rate.
  */
 final class ProcessCpu {
 
-    /** Clock ticks per second in /proc stat files: 100 on Linux (USER_HZ). */
-    private static final double TICKS_PER_SECOND = 100;
+    /** Clock ticks per second of utime and stime in /proc stat files: 100 on Linux (USER_HZ). */
+    static final double TICKS_PER_SECOND = 100;
 
     private final Map<String, Long> pids;
     private final Map<String, Long> startTicks = new LinkedHashMap<>();
+    private final Map<String, Long> startThreads = new HashMap<>();
+    private final Map<String, Long> endTicks = new LinkedHashMap<>();
+    private final Map<String, Long> endThreads = new HashMap<>();
     private long startIdle;
+    private long endIdle;
     private long startNanos;
+    private long endNanos;
 
     /** {@code pids}: name to process id, in the order they are printed. */
     ProcessCpu(Map<String, Long> pids) {
@@ -35,28 +41,61 @@ final class ProcessCpu {
         return Files.isReadable(Path.of("/proc/stat"));
     }
 
-    private final Map<String, Long> startThreads = new HashMap<>();
+    /**
+     * utime + stime from the content of a {@code stat} file: "pid (name) state ppid ...", where
+     * the name may hold spaces and parentheses; they are the 12th and 13th fields after it.
+     */
+    static long ticks(String stat) {
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    }
 
-    /** Starts the window. */
+    /** The name in the content of a {@code stat} file, as Linux keeps it (15 characters). */
+    static String name(String stat) {
+        return stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    }
+
+    /** Opens the window. */
     void start() {
-        pids.forEach((name, pid) -> startTicks.put(name, ticks(pid)));
+        pids.forEach((name, pid) -> startTicks.put(name, processTicks(pid)));
         startThreads.putAll(threadTicks());
         startIdle = idleTicks();
         startNanos = System.nanoTime();
     }
 
+    /** Ends the window (while the threads to count still run); {@link #summary} and {@link #threads} tell of it. */
+    void stop() {
+        pids.forEach((name, pid) -> endTicks.put(name, processTicks(pid)));
+        endThreads.putAll(threadTicks());
+        endIdle = idleTicks();
+        endNanos = System.nanoTime();
+    }
+
+    /** Each process's CPUs over the window (1.0: one CPU all the time), and the idle CPUs. */
+    String summary() {
+        double seconds = (endNanos - startNanos) / 1e9;
+        StringBuilder out = new StringBuilder();
+        pids.forEach((name, pid) -> {
+            long before = startTicks.get(name);
+            long now = endTicks.get(name);
+            out.append(out.length() == 0 ? "" : ", ").append(before < 0 || now < 0 ? name + " not readable (pid " + pid + ")"
+                    : String.format("%s %.2f", name, (now - before) / TICKS_PER_SECOND / seconds));
+        });
+        out.append(String.format(", idle %.2f (of %d CPUs, over %.1f s)", (endIdle - startIdle) / TICKS_PER_SECOND / seconds,
+                Runtime.getRuntime().availableProcessors(), seconds));
+        return out.toString();
+    }
+
     /**
      * This JVM's CPUs over the window by kind of thread, named by {@code kindOf} from a thread's
-     * name as Linux keeps it (15 characters): threads started within the window count whole.
+     * name as Linux keeps it: threads started within the window count whole, threads that
+     * ended within it not at all.
      */
     String threads(Function<String, String> kindOf) {
-        double seconds = (System.nanoTime() - startNanos) / 1e9;
+        double seconds = (endNanos - startNanos) / 1e9;
         Map<String, Double> byKind = new TreeMap<>();
-        threadTicks().forEach((task, ticks) -> {
-            String name = task.substring(task.indexOf(' ') + 1);
-            long before = startThreads.getOrDefault(task, 0L);
-            byKind.merge(kindOf.apply(name), (ticks - before) / TICKS_PER_SECOND / seconds, Double::sum);
-        });
+        endThreads.forEach((task, ticks) -> byKind.merge(kindOf.apply(task.substring(task.indexOf(' ') + 1)),
+                (ticks - startThreads.getOrDefault(task, 0L)) / TICKS_PER_SECOND / seconds, Double::sum));
         StringBuilder out = new StringBuilder();
         byKind.forEach((kind, cpus) -> out.append(out.length() == 0 ? "" : ", ").append(String.format("%s %.2f", kind, cpus)));
         return out.toString();
@@ -69,10 +108,7 @@ final class ProcessCpu {
             for (Path task : tasks.toList()) {
                 try {
                     String stat = Files.readString(task.resolve("stat"));
-                    int close = stat.lastIndexOf(')');
-                    String[] fields = stat.substring(close + 2).split(" ");
-                    out.put(task.getFileName() + " " + stat.substring(stat.indexOf('(') + 1, close),
-                            Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
+                    out.put(task.getFileName() + " " + name(stat), ticks(stat));
                 } catch (IOException | RuntimeException e) {
                     // the thread ended between listing and reading
                 }
@@ -83,23 +119,10 @@ final class ProcessCpu {
         return out;
     }
 
-    /** Each process's CPUs over the window since {@link #start()} (1.0: one CPU all the time), and the idle CPUs. */
-    String summary() {
-        double seconds = (System.nanoTime() - startNanos) / 1e9;
-        StringBuilder out = new StringBuilder();
-        pids.forEach((name, pid) -> out.append(out.length() == 0 ? "" : ", ").append(String.format("%s %.2f", name,
-                (ticks(pid) - startTicks.get(name)) / TICKS_PER_SECOND / seconds)));
-        out.append(String.format(", idle %.2f (of %d CPUs, over %.1f s)", (idleTicks() - startIdle) / TICKS_PER_SECOND / seconds,
-                Runtime.getRuntime().availableProcessors(), seconds));
-        return out.toString();
-    }
-
-    /** utime + stime of a process, all its threads; -1 when it cannot be read. */
-    private static long ticks(long pid) {
+    /** utime + stime of a process, all its threads; -1 when it cannot be read (it ended, or never ran). */
+    private static long processTicks(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+            return ticks(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
         } catch (IOException | RuntimeException e) {
             return -1;
         }

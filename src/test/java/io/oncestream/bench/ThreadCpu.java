@@ -24,8 +24,7 @@ final class ThreadCpu implements AutoCloseable {
             "other");
     private static final Pattern DRIVER = Pattern.compile("s\\d+-.*");
     private static final Path PROC = Path.of("/proc");
-    /** Clock ticks per second of utime and stime in /proc stat files: 100 on Linux (USER_HZ). */
-    private static final double TICKS_PER_SECOND = 100;
+    private static final double TICKS_PER_SECOND = ProcessCpu.TICKS_PER_SECOND;
 
     private final ProcessHandle parent;
     private final Map<String, Reading> threads = new HashMap<>(); // by thread id
@@ -70,12 +69,7 @@ final class ThreadCpu implements AutoCloseable {
             for (Path task : tasks.toList()) {
                 try {
                     String stat = Files.readString(task.resolve("stat"));
-                    // "tid (name) state ppid ...": the name may hold spaces and parentheses; utime and stime are
-                    // the 12th and 13th fields after it.
-                    int close = stat.lastIndexOf(')');
-                    String[] fields = stat.substring(close + 2).split(" ");
-                    long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-                    threads.put(task.getFileName().toString(), new Reading(stat.substring(stat.indexOf('(') + 1, close), ticks));
+                    threads.put(task.getFileName().toString(), new Reading(ProcessCpu.name(stat), ProcessCpu.ticks(stat)));
                 } catch (IOException | RuntimeException e) {
                     // the thread ended between listing and reading: its last reading stands
                 }

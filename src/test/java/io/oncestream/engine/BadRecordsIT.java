@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -77,7 +78,7 @@ class BadRecordsIT {
 
     /** {@code partition@offset -> error} of the job's dead-letter table. */
     private static Map<String, String> deadLetterErrors(CassandraNode cassandra, EngineFixture job) {
-        Map<String, String> errors = new java.util.HashMap<>();
+        Map<String, String> errors = new HashMap<>();
         for (var row : cassandra.session().execute("SELECT kafka_partition, kafka_offset, error FROM " + job.keyspace + "."
                 + job.table + "_dead_letters")) {
             errors.put(row.getInt("kafka_partition") + "@" + row.getLong("kafka_offset"), row.getString("error"));

@@ -47,7 +47,7 @@ public final class KafkaRecordSource implements RecordSource {
 
     private static final Duration POLL = Duration.ofMillis(500);
     /** The consumer's {@code fetch.max.wait.ms} unless the job's properties set it. */
-    static final int FETCH_MAX_WAIT_MS = 10;
+    private static final int FETCH_MAX_WAIT_MS = 10;
     private static final Logger LOG = Logger.getLogger(KafkaRecordSource.class.getName());
 
     private final JobConfig.KafkaSource config;
@@ -71,11 +71,11 @@ public final class KafkaRecordSource implements RecordSource {
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
         props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
-        // A read asks only for records below the last stable offset, which the broker has: a
-        // fetch has nothing to wait for. The one left in flight when a range is done can, at a
-        // partition with nothing new, and the broker holds it up to this long, with the next
-        // offsets request of the connection queued behind it (Kafka's 500 ms default stalled a
-        // continuous run's planning by 495-499 ms, once in 20 s of a latency run).
+        // A read asks only for records below the last stable offset, which the broker has, so
+        // its fetches have nothing to wait for. But the fetch still in flight when a range is
+        // done may be at a partition with nothing new: the broker holds it up to this long, and
+        // the next batch's offsets request on the same connection waits behind it (with Kafka's
+        // 500 ms default, planning took 495-499 ms in some latency runs).
         props.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, String.valueOf(FETCH_MAX_WAIT_MS));
         props.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(32 * 1024 * 1024));
         props.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(4 * 1024 * 1024));
