@@ -128,6 +128,7 @@ public final class EngineBenchmark {
         for (int i = 0; i + 1 < args.length; i += 2) {
             a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
         }
+        consumerProperties(a.getOrDefault("latency-consumer", "")); // a malformed list is refused before anything runs
         if (a.containsKey("decoding-only")) { // the CPU-only comparison, without Kafka or Cassandra
             Random random = new Random(7);
             List<String> values = new ArrayList<>();
@@ -150,6 +151,8 @@ public final class EngineBenchmark {
                 String[] nameAndPid = entry.split("=", 2);
                 if (nameAndPid.length == 2 && nameAndPid[1].matches("\\d+")) {
                     b.servicePids.put(nameAndPid[0], Long.parseLong(nameAndPid[1]));
+                } else {
+                    log("--service-pids: no process id in '%s' (its pid file is missing?): its CPU is not shown", entry);
                 }
             }
         }
@@ -873,10 +876,14 @@ public final class EngineBenchmark {
     private static String consumerProperties(String list) {
         StringBuilder json = new StringBuilder("{");
         for (String entry : list.split(",")) {
-            String[] kv = entry.split("=", 2);
-            if (kv.length == 2) {
-                json.append(json.length() > 1 ? ", " : "").append('"').append(kv[0].trim()).append("\": \"").append(kv[1].trim()).append('"');
+            if (entry.isBlank()) {
+                continue;
             }
+            String[] kv = entry.split("=", 2);
+            if (kv.length != 2 || kv[0].isBlank()) {
+                throw new IllegalArgumentException("--latency-consumer: '" + entry + "' is not name=value");
+            }
+            json.append(json.length() > 1 ? ", " : "").append('"').append(kv[0].trim()).append("\": \"").append(kv[1].trim()).append('"');
         }
         return json.append('}').toString();
     }
