@@ -270,7 +270,7 @@ public final class MicroBatchEngine {
         progress.state(EngineState.WRITING);
         AtomicLong acknowledged = new AtomicLong();
         long halfWrites = Math.max(1, writes.size() / 2);
-        sink.writeAll(writes, new RowSink.SinkListener() {
+        RowSink.SinkListener listener = new RowSink.SinkListener() {
             @Override
             public void waitingForSink(Throwable cause, int pendingWrites) {
                 progress.sinkAvailable(false);
@@ -293,7 +293,8 @@ public final class MicroBatchEngine {
                     hooks.reached(ProtocolStep.MID_WRITE, batchId);
                 }
             }
-        });
+        };
+        counts[2] += deadLetterRefused(batchId, sink.writeAll(writes, listener), listener);
         progress.sinkAvailable(true);
         long writeDone = clockMs.getAsLong();
         hooks.reached(ProtocolStep.AFTER_SINK, batchId);
@@ -332,13 +333,47 @@ public final class MicroBatchEngine {
                 + " in " + (committed - started) + " ms " + durations);
     }
 
+    /**
+     * Rows Cassandra refused even alone (over its mutation size limit, say) are bad records like
+     * any other: dead-lettered, with the same write timestamp, so that a replay that meets the
+     * same refusal writes the same dead letter; or, in fail mode, the job stops with the record
+     * named. Returns how many rows became dead letters.
+     */
+    private long deadLetterRefused(long batchId, List<RowSink.Refused> refused, RowSink.SinkListener listener) {
+        if (refused.isEmpty()) {
+            return 0;
+        }
+        List<RowSink.Write> letters = new ArrayList<>(refused.size());
+        for (RowSink.Refused r : refused) {
+            if (r.deadLetter()) {
+                throw new SinkException("the dead letter of record " + r.record().partitionKey() + " offset "
+                        + r.record().offset() + " was refused: " + r.reason(), null);
+            }
+            LOG.log(Level.WARNING, "batch " + batchId + ": record " + r.record().partitionKey() + " offset "
+                    + r.record().offset() + " is a bad record: " + r.reason());
+            letters.add(badRecord(batchId, r.record(), r.reason(), r.timestampMicros()));
+        }
+        List<RowSink.Refused> again = sink.writeAll(letters, listener);
+        if (!again.isEmpty()) {
+            RowSink.Refused r = again.get(0);
+            throw new SinkException("the dead letter of record " + r.record().partitionKey() + " offset "
+                    + r.record().offset() + " was refused: " + r.reason(), null);
+        }
+        return refused.size();
+    }
+
     private RowSink.Write badRecord(long batchId, SourceRecord record, String reason, long ts) {
         String where = record.partitionKey() + " offset " + record.offset();
         if (config.deadLetter().mode() == DeadLetterMode.FAIL) {
-            throw new BadRecordException("bad record at " + where + ": " + reason
-                    + " (set deadLetter.mode: table to keep going and keep such records)");
+            throw new BadRecordException("bad record at " + where + ": " + reason + " (key " + length(record.key())
+                    + " bytes, value " + length(record.value()) + " bytes; set deadLetter.mode: table to keep going and"
+                    + " keep such records)");
         }
         return sink.prepareDeadLetter(record, reason, batchId, ts);
+    }
+
+    private static String length(byte[] bytes) {
+        return bytes == null ? "null" : Integer.toString(bytes.length);
     }
 
     private Plan plan(Map<String, KafkaOffsets> kafka) {

@@ -34,10 +34,24 @@ public interface RowSink extends AutoCloseable {
     Write prepareDeadLetter(SourceRecord record, String error, long batchId, long timestampMicros);
 
     /**
-     * Writes everything and returns once Cassandra acknowledged every write. Transient
-     * failures are retried with backoff for as long as it takes, telling {@code listener}.
+     * Writes everything and returns once Cassandra acknowledged every write but those it refuses
+     * even when sent alone for their size (a row over the node's mutation limit), which it
+     * returns. Transient failures are retried with backoff for as long as it takes, telling
+     * {@code listener}.
+     *
+     * @throws SinkException if Cassandra refuses a write for any other reason (no permission, a
+     *         dropped table): a retry cannot help, and it is not the record's fault
      */
-    void writeAll(List<Write> writes, SinkListener listener);
+    List<Refused> writeAll(List<Write> writes, SinkListener listener);
+
+    /**
+     * A write that Cassandra refused even alone: the record it came from, the write's timestamp,
+     * the bytes of its values and Cassandra's words.
+     *
+     * @param deadLetter whether the refused write was the record's dead letter
+     */
+    record Refused(SourceRecord record, long timestampMicros, long bytes, String reason, boolean deadLetter) {
+    }
 
     @Override
     void close();

@@ -186,7 +186,7 @@ public final class EngineBenchmark {
         List<String> values = freshKeyspaceAndTopic(topic);
         JobConfig.CassandraSink sinkDefaults = JobConfigs.parse(config(topic, "x", 1000, false)).sink();
         int inFlight = sinkDefaults.maxInFlight();
-        int[] batching = {sinkDefaults.maxBatchRows(), sinkDefaults.maxBatchPartitions()};
+        int[] batching = {sinkDefaults.maxBatchRows(), sinkDefaults.maxBatchPartitions(), sinkDefaults.maxBatchBytes()};
         log("settings: maxInFlight %d, maxBatchRows %d, maxBatchPartitions %d, maxRecordsPerBatch 50000,"
                 + " rows grouped by customer (%d partitions)", inFlight, batching[0], batching[1], 2000);
 
@@ -773,7 +773,8 @@ public final class EngineBenchmark {
                     .setString(0, (String) o[0]).setString(1, (String) o[1]).setDouble(2, (Double) o[2]).setLong(3, (Long) o[3])
                     .setLong(4, ts++).setIdempotence(true).build());
         }
-        List<Statement<?>> statements = UnloggedBatches.group(byCustomer, batching[0], batching[1], UnloggedBatches.replicas(session));
+        List<Statement<?>> statements = UnloggedBatches.group(byCustomer, batching[0], batching[1], batching[2],
+                UnloggedBatches.replicas(session));
         Semaphore permits = new Semaphore(inFlight);
         List<CompletableFuture<?>> futures = new ArrayList<>(statements.size());
         AtomicLong lastAck = new AtomicLong();

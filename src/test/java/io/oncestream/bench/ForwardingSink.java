@@ -37,8 +37,8 @@ abstract class ForwardingSink implements RowSink {
     }
 
     @Override
-    public void writeAll(List<Write> writes, SinkListener listener) {
-        delegate.writeAll(writes, listener);
+    public List<Refused> writeAll(List<Write> writes, SinkListener listener) {
+        return delegate.writeAll(writes, listener);
     }
 
     @Override

@@ -33,13 +33,13 @@ final class LatencySink extends ForwardingSink {
     }
 
     @Override
-    public void writeAll(List<Write> writes, SinkListener listener) {
+    public List<Refused> writeAll(List<Write> writes, SinkListener listener) {
         List<Write> inner = new ArrayList<>(writes.size());
         for (Write w : writes) {
             inner.add(w instanceof Timed t ? t.write() : w);
         }
         long writing = System.currentTimeMillis();
-        delegate.writeAll(inner, listener);
+        List<Refused> refused = delegate.writeAll(inner, listener);
         long now = System.currentTimeMillis();
         recorder.batch(writing, now - writing);
         for (Write w : writes) {
@@ -47,6 +47,7 @@ final class LatencySink extends ForwardingSink {
                 recorder.add(t.recordTimestampMs(), now - t.recordTimestampMs(), writing - t.recordTimestampMs());
             }
         }
+        return refused;
     }
 
     /** A write with the Kafka timestamp of its record. */

@@ -55,8 +55,8 @@ final class SpanSink extends ForwardingSink {
     }
 
     @Override
-    public void writeAll(List<Write> writes, SinkListener listener) {
-        delegate.writeAll(writes, timed(listener));
+    public List<Refused> writeAll(List<Write> writes, SinkListener listener) {
+        return delegate.writeAll(writes, timed(listener));
     }
 
     private SinkListener timed(SinkListener listener) {

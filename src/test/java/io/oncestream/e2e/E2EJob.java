@@ -75,10 +75,16 @@ final class E2EJob {
     /** A job of its own: namespace, topic and keyspace named after {@code prefix}; its table maps {@code seq} too. */
     static E2EJob own(KubeCluster kube, KafkaBroker kafka, CassandraNode cassandra, String prefix, int partitions,
             int distinctOrders) {
+        return own(kube, kafka, cassandra, prefix, partitions, distinctOrders, Map.of());
+    }
+
+    /** {@link #own(KubeCluster, KafkaBroker, CassandraNode, String, int, int)} with topic-level settings. */
+    static E2EJob own(KubeCluster kube, KafkaBroker kafka, CassandraNode cassandra, String prefix, int partitions,
+            int distinctOrders, Map<String, String> topicConfigs) {
         String keyspace = cassandra.createKeyspace(prefix.replace('-', '_'));
         cassandra.session().execute(OrderStream.createTable(keyspace, "paid_orders"));
-        return new E2EJob(kube, kafka, cassandra, kube.createNamespace(prefix), kafka.createTopic(prefix, partitions), keyspace,
-                prefix.hashCode(), distinctOrders, true);
+        return new E2EJob(kube, kafka, cassandra, kube.createNamespace(prefix),
+                kafka.createTopic(prefix, partitions, topicConfigs), keyspace, prefix.hashCode(), distinctOrders, true);
     }
 
     /** The example exactly as it is: topic {@code orders} and the table {@code shop.paid_orders} it names. */
@@ -189,7 +195,7 @@ final class E2EJob {
         Map<String, String> rows = new TreeMap<>();
         String columns = withSeq ? "order_id, amount, customer, seq" : "order_id, amount, customer";
         for (Row r : cassandra.session().execute("SELECT " + columns + " FROM " + keyspace + "." + table)) {
-            rows.put(r.getString("order_id"), r.getDouble("amount") + " " + r.getString("customer")
+            rows.put(r.getString("order_id"), r.getDouble("amount") + " " + OrderStream.describeCustomer(r.getString("customer"))
                     + (withSeq ? " " + r.getLong("seq") : ""));
         }
         return rows;

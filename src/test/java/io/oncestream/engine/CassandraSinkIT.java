@@ -205,7 +205,7 @@ class CassandraSinkIT {
         var replicas = UnloggedBatches.replicas(s);
         assertThat(replicas.apply(byPartition.get("o0").get(0))).as("the node's token map knows the replicas").isNotNull();
 
-        List<Statement<?>> requests = UnloggedBatches.group(byPartition, 32, 10, replicas);
+        List<Statement<?>> requests = UnloggedBatches.group(byPartition, 32, 10, 5120, replicas);
         assertThat(requests.stream().map(CassandraSinkIT::rows).sorted().toList()).containsExactly(6, 10, 10, 10, 17, 32);
         for (Statement<?> request : requests) {
             assertThat(partitions(request)).as("partitions in one request").isBetween(1L, 10L);
@@ -216,17 +216,77 @@ class CassandraSinkIT {
         s.execute("SELECT order_id, seq FROM " + ks + ".paid_orders").forEach(r -> table.put(r.getString(0), r.getLong(1)));
         assertThat(table).hasSize(46).containsEntry("big", 39L).containsEntry("o44", 44L);
 
-        List<Statement<?>> alone = UnloggedBatches.group(byPartition, 32, 10, st -> null);
+        List<Statement<?>> alone = UnloggedBatches.group(byPartition, 32, 10, 5120, st -> null);
         assertThat(alone).hasSize(47);
         assertThat(alone.stream().filter(r -> partitions(r) > 1)).isEmpty();
-        assertThat(UnloggedBatches.group(byPartition, 32, 1, replicas)).hasSize(47);
+        assertThat(UnloggedBatches.group(byPartition, 32, 1, 5120, replicas)).hasSize(47);
 
         Map<String, List<BoundStatement>> eleven = new LinkedHashMap<>();
         byPartition.entrySet().stream().skip(1).limit(11).forEach(e -> eleven.put(e.getKey(), e.getValue()));
-        List<Statement<?>> one = UnloggedBatches.group(eleven, 32, 11, replicas);
+        List<Statement<?>> one = UnloggedBatches.group(eleven, 32, 11, 5120, replicas);
         assertThat(one).hasSize(1);
         assertThat(s.execute(one.get(0)).getExecutionInfo().getWarnings())
                 .anySatisfy(w -> assertThat(w).contains("Unlogged batch covering 11 partitions"));
+    }
+
+    /**
+     * Rows of 30 KB in partitions on one node: sharing a batch, three of them are over 50 KiB and
+     * the node refuses the batch ("Batch too large", what stopped jobs for good); within the
+     * default byte limit each goes alone and every one is written.
+     */
+    @Test
+    void largeRowsDoNotShareABatchTheNodeRefuses(CassandraNode cassandra) {
+        String ks = cassandra.createKeyspace("largebatch");
+        CqlSession s = cassandra.session();
+        s.execute(OrderStream.createTable(ks, "paid_orders"));
+        PreparedStatement insert = s.prepare("INSERT INTO " + ks + ".paid_orders (order_id, amount, customer, seq)"
+                + " VALUES (?, ?, ?, ?) USING TIMESTAMP ?");
+        Map<String, List<BoundStatement>> byPartition = new LinkedHashMap<>();
+        for (int i = 0; i < 6; i++) {
+            byPartition.put("o" + i, List.of(insert.bind("o" + i, 1.0, "c".repeat(i % 2 == 0 ? 30_000 : 100), (long) i, 1L)));
+        }
+        var replicas = UnloggedBatches.replicas(s);
+        List<Statement<?>> unlimited = UnloggedBatches.group(byPartition, 32, 10, Integer.MAX_VALUE, replicas);
+        assertThat(unlimited).hasSize(1);
+        assertThatThrownBy(() -> s.execute(unlimited.get(0))).hasMessageContaining("Batch too large");
+
+        List<Statement<?>> requests = UnloggedBatches.group(byPartition, 32, 10, 5120, replicas);
+        assertThat(requests.stream().map(CassandraSinkIT::rows).sorted().toList()).containsExactly(1, 1, 1, 3);
+        requests.forEach(s::execute);
+        assertThat(s.execute("SELECT count(*) FROM " + ks + ".paid_orders").one().getLong(0)).isEqualTo(6);
+    }
+
+    /**
+     * A node that counts a batch's bytes higher than the sink does (Cassandra adds a few bytes a
+     * cell) refuses a batch the sink thought small enough: the sink sends its writes alone, all
+     * are written, and none is the record's fault.
+     */
+    @Test
+    void aBatchTheNodeRefusesIsSplitAndEveryRowWritten(CassandraNode cassandra) throws BadRowException {
+        String ks = cassandra.createKeyspace("splitbatch");
+        cassandra.session().execute(OrderStream.createTable(ks, "paid_orders"));
+        CassandraSink sink = open(cassandra, ks, "paid_orders", Map.of("\"consistency\": \"ONE\",",
+                "\"consistency\": \"ONE\", \"maxBatchBytes\": 51200,"));
+        List<RowSink.Write> writes = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            writes.add(sink.prepare(record(i), Map.of("order_id", "o" + i, "amount", 1.0, "customer", "c".repeat(5080),
+                    "seq", (long) i), i + 1));
+        }
+        // The precondition: the same rows as one request are refused by the node.
+        CqlSession s = cassandra.session();
+        PreparedStatement insert = s.prepare("INSERT INTO " + ks + ".paid_orders (order_id, amount, customer, seq)"
+                + " VALUES (?, ?, ?, ?) USING TIMESTAMP ?");
+        BatchStatement batch = BatchStatement.newInstance(com.datastax.oss.driver.api.core.cql.DefaultBatchType.UNLOGGED);
+        for (int i = 0; i < 10; i++) {
+            batch = batch.add(insert.bind("o" + i, 1.0, "c".repeat(5080), (long) i, (long) i + 1));
+        }
+        assertThat(UnloggedBatches.bytes(insert.bind("o0", 1.0, "c".repeat(5080), 0L, 1L)) * 10)
+                .as("the sink's count of the batch").isLessThanOrEqualTo(51200);
+        BatchStatement refused = batch;
+        assertThatThrownBy(() -> s.execute(refused)).hasMessageContaining("Batch too large");
+
+        assertThat(sink.writeAll(writes, QUIET)).isEmpty();
+        assertThat(s.execute("SELECT count(*) FROM " + ks + ".paid_orders").one().getLong(0)).isEqualTo(10);
     }
 
     private static int rows(Statement<?> request) {

@@ -404,10 +404,9 @@ class EngineCrashTest {
         }
 
         @Override
-        public void writeAll(List<Write> writes, SinkListener listener) {
+        public List<Refused> writeAll(List<Write> writes, SinkListener listener) {
             if (calls++ != batch) {
-                table.writeAll(writes, listener);
-                return;
+                return table.writeAll(writes, listener);
             }
             table.writeAll(writes.subList(0, writes.size() / 2), new SinkListener() {
                 @Override
@@ -423,6 +422,7 @@ class EngineCrashTest {
                 }
             });
             listener.acknowledged(writes.size());
+            return List.of();
         }
 
         @Override

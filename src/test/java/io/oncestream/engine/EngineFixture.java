@@ -32,10 +32,16 @@ final class EngineFixture {
 
     EngineFixture(KafkaBroker kafka, CassandraNode cassandra, Path dir, String name, int partitions, long seed,
             UnaryOperator<String> configEdit) {
+        this(kafka, cassandra, dir, name, partitions, Map.of(), seed, configEdit);
+    }
+
+    /** With topic-level settings for the job's topic ({@code max.message.bytes}, say). */
+    EngineFixture(KafkaBroker kafka, CassandraNode cassandra, Path dir, String name, int partitions,
+            Map<String, String> topicConfigs, long seed, UnaryOperator<String> configEdit) {
         this.kafka = kafka;
         this.cassandra = cassandra;
         this.dir = dir;
-        this.topic = kafka.createTopic(name, partitions);
+        this.topic = kafka.createTopic(name, partitions, topicConfigs);
         this.keyspace = cassandra.createKeyspace(name.replace('-', '_'));
         cassandra.session().execute(OrderStream.createTable(keyspace, table));
         this.orders = new OrderStream(seed, 150);

@@ -75,7 +75,7 @@ final class LastWriteWinsSink implements RowSink {
     }
 
     @Override
-    public void writeAll(List<Write> writes, SinkListener listener) {
+    public List<Refused> writeAll(List<Write> writes, SinkListener listener) {
         List<Write> order = new ArrayList<>(writes);
         Collections.shuffle(order, shuffle);
         int pending = 0;
@@ -89,6 +89,7 @@ final class LastWriteWinsSink implements RowSink {
         if (pending > 0) {
             listener.acknowledged(pending);
         }
+        return List.of();
     }
 
     private void apply(Upsert u) {

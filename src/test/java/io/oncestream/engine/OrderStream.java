@@ -133,6 +133,53 @@ public final class OrderStream {
         return batch;
     }
 
+    /**
+     * Large records, for each of {@code sizes} in turn: a positive size is a paid order of 500
+     * (kept by the filter) whose customer name is about that many bytes; a negative one a
+     * malformed record (a bad record) of about that many bytes. Producer and topic must allow
+     * records of the largest size ({@code max.request.size}, {@code max.message.bytes}).
+     */
+    public List<Produced> produceLarge(KafkaBroker kafka, String topic, List<Integer> sizes) {
+        List<Produced> batch = new ArrayList<>();
+        int largest = sizes.stream().mapToInt(Math::abs).max().orElse(0);
+        Map<String, Object> settings = Map.of("linger.ms", 5, "max.request.size", largest + (1 << 20),
+                "buffer.memory", 4L * largest + (32 << 20), "compression.type", "none");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producerProperties(settings))) {
+            for (int size : sizes) {
+                long s = seq++;
+                String id = "o" + random.nextInt(orders);
+                String padding = "x".repeat(Math.abs(size));
+                String customer = "c" + s + "-" + padding;
+                String json = size >= 0
+                        ? "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": 500, \"customer\": {\"name\": \""
+                                + customer + "\"}, \"seq\": " + s + "}"
+                        : "{\"id\": \"" + id + "\", \"pad\": \"" + padding; // malformed
+                RecordMetadata m = producer.send(new ProducerRecord<>(topic, id, json)).get();
+                batch.add(new Produced(id, "PAID", 500, customer, s, json, size < 0, m.partition(), m.offset()));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("producing to " + topic + " failed", e.getCause());
+        }
+        produced.addAll(batch);
+        return batch;
+    }
+
+    /** Treats the record at {@code offset} of {@code partition} as a bad record (one Cassandra refuses, say). */
+    public void markBad(int partition, long offset) {
+        for (int i = 0; i < produced.size(); i++) {
+            Produced p = produced.get(i);
+            if (p.partition() == partition && p.offset() == offset) {
+                produced.set(i, new Produced(p.id(), p.status(), p.amount(), p.customer(), p.seq(), p.json(), true,
+                        p.partition(), p.offset()));
+                return;
+            }
+        }
+        throw new IllegalArgumentException("no record at " + partition + "@" + offset);
+    }
+
     private static String amountJson(double amount) {
         return amount == Math.rint(amount) ? String.valueOf((long) amount) : String.valueOf(amount);
     }
@@ -190,7 +237,24 @@ public final class OrderStream {
     }
 
     private static String describe(double amount, String customer, long seq) {
-        return amount + " " + customer + " " + seq;
+        return amount + " " + describeCustomer(customer) + " " + seq;
+    }
+
+    /** A long customer name (a large record's) as its start, length and digest, so that a failed comparison stays readable. */
+    public static String describeCustomer(String customer) {
+        if (customer == null || customer.length() <= 100) {
+            return customer;
+        }
+        return customer.substring(0, 20) + "...(" + customer.length() + " chars, sha-256 "
+                + java.util.HexFormat.of().formatHex(sha256(customer)).substring(0, 16) + ")";
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Counts per id of records produced, to show that keys repeat within and across batches. */

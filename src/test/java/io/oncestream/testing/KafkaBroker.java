@@ -56,9 +56,14 @@ public final class KafkaBroker implements AutoCloseable {
 
     /** Creates a topic named {@code prefix-<random>} and returns its name, so tests never share one. */
     public String createTopic(String prefix, int partitions) {
+        return createTopic(prefix, partitions, Map.of());
+    }
+
+    /** {@link #createTopic(String, int)} with topic-level settings, e.g. {@code max.message.bytes}. */
+    public String createTopic(String prefix, int partitions, Map<String, String> configs) {
         String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
         try {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs))).all().get();
             awaitLeaders(name);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -8,11 +8,15 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.IdentityHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -26,6 +30,7 @@ import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import com.datastax.oss.driver.api.core.metadata.schema.ColumnMetadata;
 import com.datastax.oss.driver.api.core.metadata.schema.TableMetadata;
+import com.datastax.oss.driver.api.core.servererrors.InvalidQueryException;
 import com.datastax.oss.driver.api.core.servererrors.QueryValidationException;
 import com.datastax.oss.driver.api.core.type.DataTypes;
 
@@ -42,11 +47,13 @@ import io.oncestream.engine.transform.SourceRecord;
  * Idempotent upserts into the job's table: {@code INSERT ... USING TIMESTAMP ?} with the
  * timestamp of {@link WriteTimestamps}. Writes share unlogged batches as {@link UnloggedBatches}
  * says (by partition, then by replicas); at most {@code maxInFlight} requests are in the air.
- * Transient failures are retried with backoff, forever; a write Cassandra refuses as invalid
- * fails the batch.
+ * Transient failures are retried with backoff, forever. A batch Cassandra refuses as invalid
+ * (too large, say) is split and its writes sent alone; a write refused alone for its size is
+ * returned to the engine as the record's fault; any other refusal fails the batch.
  */
 public final class CassandraSink implements RowSink {
 
+    private static final Logger LOG = Logger.getLogger(CassandraSink.class.getName());
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
 
     private final CqlSession session;
@@ -64,11 +71,14 @@ public final class CassandraSink implements RowSink {
     private final int maxInFlight;
     private final int maxBatchRows;
     private final int maxBatchPartitions;
+    private final int maxBatchBytes;
+    private final String deadLetterTable;
+    private final int deadLetterMaxValueBytes;
     private final BooleanSupplier stopRequested;
 
     private CassandraSink(CqlSession session, String tableName, List<ColumnMetadata> columns, List<String> partitionKey,
             List<ColumnMetadata> primaryKeyColumns, PreparedStatement insert, PreparedStatement delete,
-            PreparedStatement deadLetterInsert, JobConfig.CassandraSink config, BooleanSupplier stopRequested) {
+            PreparedStatement deadLetterInsert, JobConfig config, BooleanSupplier stopRequested) {
         this.session = session;
         this.tableName = tableName;
         this.columns = columns;
@@ -86,9 +96,12 @@ public final class CassandraSink implements RowSink {
         this.delete = delete;
         this.primaryKeyColumns = List.copyOf(primaryKeyColumns);
         this.deadLetterInsert = deadLetterInsert;
-        this.maxInFlight = config.maxInFlight();
-        this.maxBatchRows = config.maxBatchRows();
-        this.maxBatchPartitions = config.maxBatchPartitions();
+        this.maxInFlight = config.sink().maxInFlight();
+        this.maxBatchRows = config.sink().maxBatchRows();
+        this.maxBatchPartitions = config.sink().maxBatchPartitions();
+        this.maxBatchBytes = config.sink().maxBatchBytes();
+        this.deadLetterTable = config.sink().keyspace() + "." + config.deadLetter().table();
+        this.deadLetterMaxValueBytes = config.deadLetter().maxValueBytes();
         this.stopRequested = stopRequested;
     }
 
@@ -134,7 +147,7 @@ public final class CassandraSink implements RowSink {
             deadLetter = session.prepare(SinkTables.deadLetterInsert(session, sink.keyspace(), config.deadLetter().table()));
         }
         return new CassandraSink(session, name, columns, partitionKey, table.getPrimaryKey(), session.prepare(insert),
-                session.prepare(delete), deadLetter, sink, stopRequested);
+                session.prepare(delete), deadLetter, config, stopRequested);
     }
 
     @Override
@@ -155,7 +168,8 @@ public final class CassandraSink implements RowSink {
             }
         }
         builder.setLong(columns.size(), timestampMicros);
-        return new CassandraWrite(builder.setIdempotence(true).build(), partitionOf(bound, partitionIndexes));
+        return new CassandraWrite(builder.setIdempotence(true).build(), partitionOf(bound, partitionIndexes), origin,
+                timestampMicros, false);
     }
 
     /**
@@ -204,7 +218,8 @@ public final class CassandraSink implements RowSink {
             builder.set(i + 1, key[i], session.getContext().getCodecRegistry().codecFor(c.getType()));
         }
         // The primary key starts with the partition key, in its order: the same grouping as an upsert's.
-        return new CassandraWrite(builder.setIdempotence(true).build(), partitionOf(key, deletePartitionIndexes));
+        return new CassandraWrite(builder.setIdempotence(true).build(), partitionOf(key, deletePartitionIndexes), origin,
+                timestampMicros, false);
     }
 
     @SuppressWarnings("unchecked")
@@ -221,21 +236,34 @@ public final class CassandraSink implements RowSink {
         if (deadLetterInsert == null) {
             throw new IllegalStateException("the job has no dead-letter table");
         }
-        BoundStatement statement = deadLetterInsert.bind(r.topic(), r.partition(), r.offset(),
-                r.key() == null ? null : ByteBuffer.wrap(r.key()), r.value() == null ? null : ByteBuffer.wrap(r.value()),
-                Instant.ofEpochMilli(r.timestampMs()), error, batchId, timestampMicros).setIdempotent(true);
-        return new CassandraWrite(statement, new DeadLetterPartition(r.topic(), r.partition()));
+        // The raw key and value are kept up to a limit, so that a dead letter fits whatever the record's size.
+        String cut = cutNote("record_key", r.key()) + cutNote("record_value", r.value());
+        BoundStatement statement = deadLetterInsert.bind(r.topic(), r.partition(), r.offset(), head(r.key()), head(r.value()),
+                Instant.ofEpochMilli(r.timestampMs()), error + cut, batchId, timestampMicros).setIdempotent(true);
+        return new CassandraWrite(statement, new DeadLetterPartition(r.topic(), r.partition()), r, timestampMicros, true);
+    }
+
+    private ByteBuffer head(byte[] raw) {
+        return raw == null ? null : ByteBuffer.wrap(raw, 0, Math.min(raw.length, deadLetterMaxValueBytes)).slice();
+    }
+
+    private String cutNote(String column, byte[] raw) {
+        return raw == null || raw.length <= deadLetterMaxValueBytes ? ""
+                : " [" + column + " cut to its first " + deadLetterMaxValueBytes + " of " + raw.length + " bytes]";
     }
 
     @Override
-    public void writeAll(List<Write> writes, SinkListener listener) {
+    public List<Refused> writeAll(List<Write> writes, SinkListener listener) {
         List<Statement<?>> pending = group(writes);
+        List<Refused> refused = new ArrayList<>();
+        Map<Statement<?>, CassandraWrite> byStatement = null;
         long backoffMs = 200;
         boolean waited = false;
         while (!pending.isEmpty()) {
             ConcurrentLinkedQueue<Statement<?>> failed = new ConcurrentLinkedQueue<>();
+            ConcurrentLinkedQueue<Statement<?>> split = new ConcurrentLinkedQueue<>();
+            ConcurrentLinkedQueue<Map.Entry<Statement<?>, Throwable>> invalid = new ConcurrentLinkedQueue<>();
             AtomicReference<Throwable> lastTransient = new AtomicReference<>();
-            AtomicReference<Throwable> fatal = new AtomicReference<>();
             Semaphore inFlight = new Semaphore(maxInFlight);
             List<CompletableFuture<?>> futures = new ArrayList<>(pending.size());
             for (Statement<?> statement : pending) {
@@ -245,10 +273,15 @@ public final class CassandraSink implements RowSink {
                 inFlight.acquireUninterruptibly();
                 futures.add(session.executeAsync(statement).toCompletableFuture().whenComplete((rs, error) -> {
                     inFlight.release();
+                    Throwable cause = unwrap(error);
                     if (error == null) {
                         listener.acknowledged(size(statement));
-                    } else if (isPermanent(error)) {
-                        fatal.compareAndSet(null, error);
+                    } else if (cause instanceof InvalidQueryException && statement instanceof BatchStatement batch
+                            && batch.size() > 1) {
+                        // "Batch too large" and the like: its writes alone may well be accepted.
+                        batch.forEach(split::add);
+                    } else if (cause instanceof QueryValidationException) {
+                        invalid.add(Map.entry(statement, cause));
                     } else {
                         lastTransient.set(error);
                         failed.add(statement);
@@ -256,19 +289,59 @@ public final class CassandraSink implements RowSink {
                 }));
             }
             CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
-            if (fatal.get() != null) {
-                throw new SinkException("Cassandra refused a write to " + tableName + ": " + fatal.get().getMessage(), fatal.get());
+            if (!invalid.isEmpty()) {
+                if (byStatement == null) {
+                    byStatement = new IdentityHashMap<>();
+                    for (Write w : writes) {
+                        byStatement.put(((CassandraWrite) w).statement(), (CassandraWrite) w);
+                    }
+                }
+                for (Map.Entry<Statement<?>, Throwable> e : invalid) {
+                    refused.add(refusedAlone(byStatement.get(e.getKey()), e.getKey(), e.getValue()));
+                }
             }
-            pending = new ArrayList<>(failed);
-            if (!pending.isEmpty()) {
-                listener.waitingForSink(lastTransient.get(), pending.size());
+            if (!split.isEmpty()) {
+                LOG.log(Level.WARNING, "Cassandra refused " + split.size() + " writes as a batch; sending them alone");
+            }
+            pending = new ArrayList<>(split);
+            if (!failed.isEmpty()) {
+                pending.addAll(failed);
+                listener.waitingForSink(lastTransient.get(), failed.size());
                 waited = true;
                 sleep(backoffMs);
                 backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF.toMillis());
             } else if (waited) {
                 listener.sinkAvailable();
+                waited = false;
             }
         }
+        return refused;
+    }
+
+    /**
+     * A write Cassandra refused alone: the record's fault when it is its size, otherwise a
+     * {@link SinkException} naming the table and the record, for a retry cannot help.
+     */
+    private Refused refusedAlone(CassandraWrite write, Statement<?> statement, Throwable cause) {
+        String table = write == null || !write.deadLetter() ? tableName : deadLetterTable;
+        long bytes = statement instanceof BoundStatement bound ? UnloggedBatches.bytes(bound) : -1;
+        String what = write == null ? "" : " (the " + (write.deadLetter() ? "dead letter" : "row") + " of record "
+                + write.origin().partitionKey() + " offset " + write.origin().offset() + ", " + bytes + " bytes)";
+        if (write == null || !(cause instanceof InvalidQueryException) || !isTooLarge(cause)) {
+            throw new SinkException("Cassandra refused a write to " + table + what + ": " + cause.getMessage(), cause);
+        }
+        return new Refused(write.origin(), write.timestampMicros(), bytes,
+                "Cassandra refused the row (" + bytes + " bytes) even alone: " + cause.getMessage(), write.deadLetter());
+    }
+
+    /** Cassandra's words for a mutation or batch over its size limits. */
+    private static boolean isTooLarge(Throwable cause) {
+        String message = String.valueOf(cause.getMessage()).toLowerCase(java.util.Locale.ROOT);
+        return message.contains("oversized mutation") || message.contains("too large") || message.contains("exceeds");
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
     /** The writes as requests: {@link UnloggedBatches}, with the token map of now. */
@@ -278,17 +351,12 @@ public final class CassandraSink implements RowSink {
             CassandraWrite cw = (CassandraWrite) w;
             byPartition.computeIfAbsent(cw.partition(), k -> new ArrayList<>()).add(cw.statement());
         }
-        return UnloggedBatches.group(byPartition, maxBatchRows, maxBatchPartitions, UnloggedBatches.replicas(session));
+        return UnloggedBatches.group(byPartition, maxBatchRows, maxBatchPartitions, maxBatchBytes,
+                UnloggedBatches.replicas(session));
     }
 
     private static int size(Statement<?> statement) {
         return statement instanceof BatchStatement batch ? batch.size() : 1;
-    }
-
-    /** Errors a retry cannot fix: the statement itself is wrong (bad value, no permission). */
-    private static boolean isPermanent(Throwable error) {
-        Throwable e = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
-        return e instanceof QueryValidationException;
     }
 
     private void sleep(long ms) {
@@ -311,7 +379,8 @@ public final class CassandraSink implements RowSink {
         // The session belongs to the caller.
     }
 
-    private record CassandraWrite(BoundStatement statement, Object partition) implements Write {
+    private record CassandraWrite(BoundStatement statement, Object partition, SourceRecord origin, long timestampMicros,
+            boolean deadLetter) implements Write {
     }
 
     private record DeadLetterPartition(String topic, int partition) {

@@ -18,15 +18,26 @@ import com.datastax.oss.driver.api.core.metadata.TokenMap;
 
 /**
  * How a batch's writes become requests. Writes of one Cassandra partition share unlogged
- * batches of at most {@code maxRows}. What is left of a partition after its full batches (on a
- * table with one row per partition: every row) shares a batch with other partitions whose
- * replicas are the same nodes, up to {@code maxPartitions} partitions and {@code maxRows} rows
- * in all: one request to a node that is a replica of every row in it, instead of one request
- * per row. An unlogged batch is not atomic and need not be: every write is an idempotent upsert
- * or delete with its own timestamp, so a batch retried whole, or applied in part before a
- * failure, ends the same as its writes one by one.
+ * batches of at most {@code maxRows} rows and {@link #PARTITION_BATCH_BYTES} bytes of values.
+ * What is left of a partition after its full batches (on a table with one row per partition:
+ * every row) shares a batch with other partitions whose replicas are the same nodes, up to
+ * {@code maxPartitions} partitions, {@code maxRows} rows and {@code maxBatchBytes} bytes in all:
+ * one request to a node that is a replica of every row in it, instead of one request per row.
+ * The byte limits keep a request within what Cassandra accepts: a batch that spans partitions
+ * is refused above {@code batch_size_fail_threshold} (50 KiB by default), however few its rows,
+ * and any mutation above half of {@code commitlog_segment_size}; a write larger than a limit is
+ * sent alone. An unlogged batch is not atomic and need not be: every write is an idempotent
+ * upsert or delete with its own timestamp, so a batch retried whole, split, or applied in part
+ * before a failure, ends the same as its writes one by one.
  */
 public final class UnloggedBatches {
+
+    /**
+     * The most bytes of values in a batch of one partition's writes: far below the smallest
+     * mutation limit a node is likely to have (half of a 32 MiB commit-log segment by default),
+     * so that a batch of large rows is never refused as a whole when its rows alone would not be.
+     */
+    public static final int PARTITION_BATCH_BYTES = 1 << 20;
 
     private UnloggedBatches() {
     }
@@ -37,31 +48,60 @@ public final class UnloggedBatches {
      * known: such a partition's statements are sent alone.
      */
     public static List<Statement<?>> group(Map<?, List<BoundStatement>> byPartition, int maxRows, int maxPartitions,
-            Function<BoundStatement, Object> replicasOf) {
+            int maxBatchBytes, Function<BoundStatement, Object> replicasOf) {
         List<Statement<?>> out = new ArrayList<>();
         Map<Object, Shared> shared = new LinkedHashMap<>();
         for (List<BoundStatement> partition : byPartition.values()) {
-            for (int i = 0; i < partition.size(); i += maxRows) {
-                List<BoundStatement> chunk = partition.subList(i, Math.min(partition.size(), i + maxRows));
-                Object replicas = maxPartitions > 1 && chunk.size() < maxRows ? replicasOf.apply(chunk.get(0)) : null;
+            int start = 0;
+            while (start < partition.size()) {
+                long bytes = bytes(partition.get(start));
+                int end = start + 1;
+                while (end < partition.size() && end - start < maxRows) {
+                    long next = bytes(partition.get(end));
+                    if (bytes + next > PARTITION_BATCH_BYTES) {
+                        break;
+                    }
+                    bytes += next;
+                    end++;
+                }
+                List<BoundStatement> chunk = partition.subList(start, end);
+                boolean rest = end == partition.size() && chunk.size() < maxRows;
+                start = end;
+                Object replicas = rest && maxPartitions > 1 && bytes <= maxBatchBytes ? replicasOf.apply(chunk.get(0)) : null;
                 if (replicas == null) {
                     out.add(request(chunk));
                     continue;
                 }
                 Shared open = shared.computeIfAbsent(replicas, r -> new Shared());
-                if (open.partitions == maxPartitions || open.statements.size() + chunk.size() > maxRows) {
+                if (open.partitions == maxPartitions || open.statements.size() + chunk.size() > maxRows
+                        || open.bytes + bytes > maxBatchBytes) {
                     out.add(request(open.statements));
                     open.statements = new ArrayList<>();
                     open.partitions = 0;
+                    open.bytes = 0;
                 }
                 open.statements.addAll(chunk);
                 open.partitions++;
+                open.bytes += bytes;
             }
         }
         for (Shared open : shared.values()) {
-            out.add(request(open.statements));
+            if (!open.statements.isEmpty()) {
+                out.add(request(open.statements));
+            }
         }
         return out;
+    }
+
+    /** The bytes of a statement's bound values: what Cassandra counts, give or take a few bytes a cell. */
+    public static long bytes(BoundStatement statement) {
+        long bytes = 0;
+        for (ByteBuffer value : statement.getValues()) {
+            if (value != null) {
+                bytes += value.remaining();
+            }
+        }
+        return bytes;
     }
 
     /**
@@ -96,5 +136,6 @@ public final class UnloggedBatches {
     private static final class Shared {
         List<BoundStatement> statements = new ArrayList<>();
         int partitions;
+        long bytes;
     }
 }

@@ -64,14 +64,16 @@ public record JobConfig(
             Map<String, String> columns,
             int maxInFlight,
             int maxBatchRows,
-            int maxBatchPartitions) {
+            int maxBatchPartitions,
+            int maxBatchBytes) {
     }
 
     /**
      * Bad records: {@code mode = TABLE} writes them to {@code keyspace.table} keyed by
-     * (topic, partition, offset); {@code mode = FAIL} stops the job with the record named.
+     * (topic, partition, offset), with a raw key or value longer than {@code maxValueBytes}
+     * cut to that length (the error says so); {@code mode = FAIL} stops the job with the record named.
      */
-    public record DeadLetter(DeadLetterMode mode, String table) {
+    public record DeadLetter(DeadLetterMode mode, String table, int maxValueBytes) {
     }
 
     /** {@code availableNow}: drain what exists at start, then stop; otherwise run every {@code intervalMs}. */

@@ -99,8 +99,10 @@ public final class JobConfigs {
         fill(sink, "maxInFlight", sink.numberNode(JobDefaults.MAX_IN_FLIGHT));
         fill(sink, "maxBatchRows", sink.numberNode(JobDefaults.MAX_BATCH_ROWS));
         fill(sink, "maxBatchPartitions", sink.numberNode(JobDefaults.MAX_BATCH_PARTITIONS));
+        fill(sink, "maxBatchBytes", sink.numberNode(JobDefaults.MAX_BATCH_BYTES));
         ObjectNode deadLetter = object(root, "deadLetter");
         fill(deadLetter, "mode", deadLetter.textNode(JobDefaults.DEAD_LETTER_MODE));
+        fill(deadLetter, "maxValueBytes", deadLetter.numberNode(JobDefaults.DEAD_LETTER_MAX_VALUE_BYTES));
         ObjectNode trigger = object(root, "trigger");
         fill(trigger, "intervalMs", trigger.numberNode(JobDefaults.TRIGGER_INTERVAL_MS));
         fill(trigger, "availableNow", trigger.booleanNode(JobDefaults.AVAILABLE_NOW));
@@ -157,11 +159,15 @@ public final class JobConfigs {
         require(k.maxBatchRows() >= 1 && k.maxBatchRows() <= 1000, "sink.maxBatchRows", "must be 1..1000, was " + k.maxBatchRows());
         require(k.maxBatchPartitions() >= 1 && k.maxBatchPartitions() <= k.maxBatchRows(), "sink.maxBatchPartitions",
                 "must be 1..sink.maxBatchRows (" + k.maxBatchRows() + "), was " + k.maxBatchPartitions());
+        require(k.maxBatchBytes() >= 1 && k.maxBatchBytes() <= 50 * 1024, "sink.maxBatchBytes",
+                "must be 1..51200 (Cassandra's default batch_size_fail_threshold), was " + k.maxBatchBytes());
         require(Stream.of(Consistency.values()).anyMatch(level -> level.name().equals(k.consistency())), "sink.consistency",
                 "'" + k.consistency() + "' is not a consistency level (one of " + Arrays.toString(Consistency.values()) + ")");
         if (c.deadLetter().mode() == DeadLetterMode.TABLE) {
             requireIdentifier(c.deadLetter().table(), "deadLetter.table");
         }
+        require(c.deadLetter().maxValueBytes() >= 0 && c.deadLetter().maxValueBytes() <= 8 << 20, "deadLetter.maxValueBytes",
+                "must be 0..8388608 (8 MiB), was " + c.deadLetter().maxValueBytes());
         require(c.trigger().intervalMs() >= 0, "trigger.intervalMs", "must not be negative");
         require(c.checkpoint().retainBatches() >= 1, "checkpoint.retainBatches", "must be at least 1");
         require(c.parallelism() >= 1, "parallelism", "must be at least 1");

@@ -23,7 +23,18 @@ public final class JobDefaults {
      * by the node as a warning.
      */
     public static final int MAX_BATCH_PARTITIONS = 10;
+    /**
+     * Bytes of values in an unlogged batch that spans Cassandra partitions: Cassandra's own
+     * {@code batch_size_warn_threshold} (5 KiB), so that no batch is logged as a warning, and a
+     * tenth of {@code batch_size_fail_threshold} (50 KiB), above which Cassandra refuses the batch.
+     */
+    public static final int MAX_BATCH_BYTES = 5 * 1024;
     public static final String DEAD_LETTER_MODE = "fail";
+    /**
+     * The longest raw key or value a dead letter keeps: a dead letter must be written whatever
+     * the record's size, and 1 MiB fits any node's mutation limit with room to spare.
+     */
+    public static final int DEAD_LETTER_MAX_VALUE_BYTES = 1 << 20;
     /** The trigger interval as a StreamJob writes it; {@link #TRIGGER_INTERVAL_MS} as the worker does. */
     public static final String TRIGGER_INTERVAL = "1s";
     public static final long TRIGGER_INTERVAL_MS = 1_000;
