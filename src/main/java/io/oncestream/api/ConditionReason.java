@@ -9,7 +9,7 @@ public enum ConditionReason {
     // SinkAvailable, SourceAvailable
     NoWorkerReported, WritesAcknowledged, WritesFailing, KafkaReachable, KafkaUnreachable,
     // Progressing
-    BatchesCommitting, NotCommitting,
+    BatchesCommitting, NotCommitting, WorkerWaiting,
     // Stalled
     NotStalled
 }

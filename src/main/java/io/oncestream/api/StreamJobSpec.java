@@ -15,6 +15,7 @@ import io.fabric8.generator.annotation.ValidationRule;
 
 import io.oncestream.engine.config.Consistency;
 import io.oncestream.engine.config.DeadLetterMode;
+import io.oncestream.engine.config.RestartMode;
 import io.oncestream.engine.config.JobDefaults;
 import io.oncestream.engine.config.RecordFormat;
 import io.oncestream.engine.config.StartingOffsets;
@@ -69,6 +70,11 @@ public class StreamJobSpec {
 
     @JsonPropertyDescription("Worker pod settings.")
     public Worker worker;
+
+    @JsonPropertyDescription("What a worker does after a permanent failure (a bad record with deadLetter.mode fail, a "
+            + "corrupt checkpoint, a write Cassandra refuses). Transient failures (Kafka or Cassandra unreachable, the "
+            + "checkpoint volume full or its lock held) are always retried.")
+    public RestartPolicy restartPolicy;
 
     /** The source: Kafka. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -184,6 +190,21 @@ public class StreamJobSpec {
         @Default("" + JobDefaults.AVAILABLE_NOW)
         @JsonPropertyDescription("Drain what the topics hold when the job starts, then complete.")
         public Boolean availableNow;
+    }
+
+    /** After a permanent failure: stay failed, or start again with back-off. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class RestartPolicy {
+        @Default(JobDefaults.RESTART_ON_FAILURE)
+        @JsonPropertyDescription("Never: the job stays Failed with the cause in its status until the spec changes. "
+                + "Backoff: the worker starts again after 10 s, doubling each time up to maxBackoff, reporting Failed "
+                + "meanwhile.")
+        public RestartMode onFailure;
+
+        @Default(JobDefaults.RESTART_MAX_BACKOFF)
+        @Pattern("^([0-9]+(ms|s|m|h))+$")
+        @JsonPropertyDescription("The longest pause between two starts with onFailure Backoff, e.g. 5m (1s to 24h).")
+        public String maxBackoff;
     }
 
     /** The workers' checkpoint volumes. */

@@ -1,6 +1,25 @@
 package io.oncestream.engine;
 
-/** What a worker's engine is doing, as reported in {@code /progress}. */
+/**
+ * What a worker's engine is doing, as reported in {@code /progress}. The {@code WAITING_FOR_*}
+ * states and {@code RETRYING} are transient failures the worker waits out by itself (see
+ * {@link FailureKind}); {@code FAILED} is a permanent one.
+ */
 public enum EngineState {
-    STARTING, PLANNING, READING, WRITING, COMMITTING, IDLE, WAITING_FOR_SINK, WAITING_FOR_SOURCE, COMPLETED, STOPPED, FAILED
+    STARTING, PLANNING, READING, WRITING, COMMITTING, IDLE, WAITING_FOR_SINK, WAITING_FOR_SOURCE,
+    /** Another process holds the checkpoint's lock (the process of a force-deleted pod, say). */
+    WAITING_FOR_CHECKPOINT_LOCK,
+    /** The checkpoint volume cannot be written or read now (full, read-only, I/O errors). */
+    WAITING_FOR_CHECKPOINT,
+    /** Another transient failure: the worker starts its engine again after a pause. */
+    RETRYING,
+    COMPLETED, STOPPED, FAILED;
+
+    /** Whether a worker in this state is doing its work (what its readiness probe says). */
+    public boolean working() {
+        return switch (this) {
+            case STARTING, WAITING_FOR_CHECKPOINT_LOCK, WAITING_FOR_CHECKPOINT, RETRYING, FAILED -> false;
+            default -> true;
+        };
+    }
 }

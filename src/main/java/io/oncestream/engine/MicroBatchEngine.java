@@ -18,6 +18,7 @@ import io.oncestream.engine.checkpoint.BatchLog;
 import io.oncestream.engine.checkpoint.BatchOffsets;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointException;
+import io.oncestream.engine.checkpoint.CheckpointUnavailableException;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.config.DeadLetterMode;
 import io.oncestream.engine.config.JobConfig;
@@ -110,6 +111,15 @@ public final class MicroBatchEngine {
                 progress.state(EngineState.WAITING_FOR_SOURCE);
                 progress.error(e.getMessage());
                 LOG.log(Level.WARNING, "Kafka unavailable, retrying in " + backoff + " ms: " + e.getMessage());
+                pause(backoff);
+                backoff = Math.min(backoff * 2, 5000);
+                continue;
+            } catch (CheckpointUnavailableException e) {
+                // A full or read-only volume: nothing of the batch was read or committed past the
+                // failed write, and the next plan reads the logs afresh (replaying what is open).
+                progress.state(EngineState.WAITING_FOR_CHECKPOINT);
+                progress.error(e.getMessage());
+                LOG.log(Level.WARNING, "checkpoint unavailable, retrying in " + backoff + " ms: " + e.getMessage());
                 pause(backoff);
                 backoff = Math.min(backoff * 2, 5000);
                 continue;

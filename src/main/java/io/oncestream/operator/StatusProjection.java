@@ -21,6 +21,14 @@ import io.oncestream.engine.checkpoint.TopicPartitionKey;
  */
 public final class StatusProjection {
 
+    /**
+     * Worker states of a transient failure the worker waits out by itself (its checkpoint's lock
+     * held or its volume unusable, or its engine starting again): the job is not progressing,
+     * and nobody needs to act yet.
+     */
+    private static final java.util.Set<String> WAITING_STATES = java.util.Set.of("WAITING_FOR_CHECKPOINT_LOCK",
+            "WAITING_FOR_CHECKPOINT", "RETRYING");
+
     /** One expected worker: its pod (ready or not, or absent) and its progress (null if not reachable). */
     public record Worker(String podName, boolean podExists, boolean podReady, WorkerProgress progress, String unreachable) {
     }
@@ -78,6 +86,7 @@ public final class StatusProjection {
         String failed = null;
         String sinkDown = null;
         String sourceDown = null;
+        String waiting = null;
         StreamJobStatus.Totals totals = new StreamJobStatus.Totals();
         totals.read = 0L;
         totals.filteredOut = 0L;
@@ -130,6 +139,9 @@ public final class StatusProjection {
             if ("COMPLETED".equals(p.state())) {
                 completed++;
             }
+            if (WAITING_STATES.contains(p.state()) && waiting == null) {
+                waiting = w.podName() + " " + p.state() + ": " + p.lastError();
+            }
             if (!p.sinkAvailable() && sinkDown == null) {
                 sinkDown = w.podName() + ": " + p.lastError();
             }
@@ -171,9 +183,15 @@ public final class StatusProjection {
             condition(s, before, now, ConditionType.Ready, false, reporting == 0 ? ConditionReason.WorkersStarting : ConditionReason.WorkersDegraded,
                     ready + " of " + workers.size() + " workers ready, " + reporting + " reporting progress");
         }
-        boolean progressing = failed == null && sinkDown == null && sourceDown == null && reporting > 0;
-        condition(s, before, now, ConditionType.Progressing, progressing, progressing ? ConditionReason.BatchesCommitting : ConditionReason.NotCommitting,
-                progressing ? "batches are planned and committed" : "no batch can commit now");
+        boolean progressing = failed == null && sinkDown == null && sourceDown == null && waiting == null && reporting > 0;
+        if (failed == null && waiting != null) {
+            condition(s, before, now, ConditionType.Progressing, false, ConditionReason.WorkerWaiting,
+                    "a worker waits out a transient failure by itself: " + waiting);
+        } else {
+            condition(s, before, now, ConditionType.Progressing, progressing,
+                    progressing ? ConditionReason.BatchesCommitting : ConditionReason.NotCommitting,
+                    progressing ? "batches are planned and committed" : "no batch can commit now");
+        }
         stalled(s, before, now, failed == null ? null : ConditionReason.WorkerFailed, failed);
         return s;
     }

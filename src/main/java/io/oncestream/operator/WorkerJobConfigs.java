@@ -78,7 +78,10 @@ public final class WorkerJobConfigs {
                         availableNow(spec)),
                 new JobConfig.Checkpoint(orDefault(spec.checkpoint == null ? null : spec.checkpoint.retainBatches,
                         JobDefaults.RETAIN_BATCHES)),
-                orDefault(spec.parallelism, JobDefaults.PARALLELISM));
+                orDefault(spec.parallelism, JobDefaults.PARALLELISM),
+                new JobConfig.Restart(spec.restartPolicy == null ? null : spec.restartPolicy.onFailure,
+                        millis(spec.restartPolicy == null ? null : spec.restartPolicy.maxBackoff, JobDefaults.RESTART_MAX_BACKOFF,
+                                "spec.restartPolicy.maxBackoff")));
         try {
             // Round-trip through the worker's own parser: the same checks, the same defaults.
             JobConfig checked = JobConfigs.parse(JobConfigs.toJson(config));
@@ -116,8 +119,13 @@ public final class WorkerJobConfigs {
 
     /** {@code 1m30s} in milliseconds; null is the default interval. */
     static long millis(String duration) {
+        return millis(duration, JobDefaults.TRIGGER_INTERVAL, "spec.trigger.interval");
+    }
+
+    /** {@code 1m30s} in milliseconds; null is {@code defaultDuration}; an error names {@code field}. */
+    private static long millis(String duration, String defaultDuration, String field) {
         if (duration == null) {
-            return millis(JobDefaults.TRIGGER_INTERVAL);
+            return millis(defaultDuration, defaultDuration, field);
         }
         Matcher m = DURATION_PART.matcher(duration);
         long total = 0;
@@ -136,7 +144,7 @@ public final class WorkerJobConfigs {
             end = m.end();
         }
         if (end != duration.length() || end == 0) {
-            throw new InvalidConfigException("spec.trigger.interval", "'" + duration + "' is not a duration like 500ms, 1s, 1m");
+            throw new InvalidConfigException(field, "'" + duration + "' is not a duration like 500ms, 1s, 1m");
         }
         return total;
     }
@@ -152,6 +160,8 @@ public final class WorkerJobConfigs {
                 new String[] {"filter", "spec.filter"},
                 new String[] {"tombstones", "spec.tombstones"},
                 new String[] {"parallelism", "spec.parallelism"},
+                new String[] {"restart.maxBackoffMs", "spec.restartPolicy.maxBackoff"},
+                new String[] {"restart.", "spec.restartPolicy."},
                 new String[] {"format", "spec.format"}));
         for (String[] pair : map) {
             if (workerField.startsWith(pair[0])) {

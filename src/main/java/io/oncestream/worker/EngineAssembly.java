@@ -1,6 +1,7 @@
 package io.oncestream.worker;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
@@ -41,22 +42,29 @@ public final class EngineAssembly implements AutoCloseable {
      * measure its cost), protocol hooks (crash tests pause there) and a wrapper around the sink
      * (the benchmark records latencies).
      */
-    public record Options(DurableFiles files, ProtocolHooks hooks, UnaryOperator<RowSink> sinkWrapper) {
+    public record Options(DurableFiles files, ProtocolHooks hooks, UnaryOperator<RowSink> sinkWrapper, Duration lockWait) {
+
+        /** How long a worker waits for its checkpoint's lock by default before it exits to be restarted. */
+        public static final Duration DEFAULT_LOCK_WAIT = Duration.ofMinutes(10);
 
         public static Options production() {
-            return new Options(DurableFiles.synced(), ProtocolHooks.NONE, UnaryOperator.identity());
+            return new Options(DurableFiles.synced(), ProtocolHooks.NONE, UnaryOperator.identity(), DEFAULT_LOCK_WAIT);
         }
 
         public Options withFiles(DurableFiles files) {
-            return new Options(files, hooks, sinkWrapper);
+            return new Options(files, hooks, sinkWrapper, lockWait);
         }
 
         public Options withHooks(ProtocolHooks hooks) {
-            return new Options(files, hooks, sinkWrapper);
+            return new Options(files, hooks, sinkWrapper, lockWait);
         }
 
         public Options withSinkWrapper(UnaryOperator<RowSink> sinkWrapper) {
-            return new Options(files, hooks, sinkWrapper);
+            return new Options(files, hooks, sinkWrapper, lockWait);
+        }
+
+        public Options withLockWait(Duration lockWait) {
+            return new Options(files, hooks, sinkWrapper, lockWait);
         }
     }
 
@@ -104,7 +112,8 @@ public final class EngineAssembly implements AutoCloseable {
      */
     public static EngineAssembly connect(JobConfig config, int workerIndex, Path checkpointDir, String cassandraUsername,
             String cassandraPassword, ProgressTracker progress, BooleanSupplier stopRequested, Options options) {
-        Checkpoint checkpoint = Checkpoint.open(checkpointDir, metadata(config, workerIndex), options.files());
+        Checkpoint checkpoint = CheckpointLockWait.open(checkpointDir, metadata(config, workerIndex), options.files(),
+                options.lockWait(), progress, stopRequested);
         // The expressions compile on a thread of their own while the driver connects: setting up
         // CEL is a few hundred ms of CPU at start, and connecting is mostly waiting for Cassandra.
         CompletableFuture<RecordTransformer> compiling = CompletableFuture.supplyAsync(() -> RecordTransformer.compile(config), task -> {

@@ -7,19 +7,27 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.oncestream.engine.EngineState;
+import io.oncestream.engine.FailureKind;
 import io.oncestream.engine.MicroBatchEngine;
 import io.oncestream.engine.ProgressTracker;
 import io.oncestream.engine.StopRequestedException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
+import io.oncestream.engine.config.RestartMode;
 
 /**
  * The worker process. Exit codes: 0 after {@code availableNow} drained; 143 after SIGTERM (the
  * JVM's signal exit, once the engine stopped at a safe point and closed its resources); 1 when
- * the job failed with {@code availableNow}; 2 for a bad command line or configuration.
- * A continuous job that fails stays up reporting {@code FAILED} (so it does not crash-loop)
- * until it is stopped; with {@code --when-done wait} (how the operator runs workers) so does
- * an {@code availableNow} job, drained ({@code COMPLETED}) or failed.
+ * the job failed permanently with {@code availableNow}; 2 for a bad command line or
+ * configuration; 3 when the checkpoint's lock stayed held for longer than {@code --lock-wait}
+ * (the kubelet then restarts the worker with its back-off).
+ * Failures come in two kinds ({@link FailureKind}): a transient one is retried for ever, the
+ * engine started again after a pause that doubles up to 30 s, while the worker reports it; a
+ * permanent one leaves the worker up reporting {@code FAILED} (so it does not crash-loop) until
+ * it is stopped, or, with {@code restart.onFailure: Backoff}, starts the engine again after a
+ * pause that doubles from 10 s up to {@code restart.maxBackoffMs}. With {@code --when-done wait}
+ * (how the operator runs workers) an {@code availableNow} job that drained ({@code COMPLETED})
+ * or failed stays up too.
  */
 public final class WorkerMain {
 
@@ -28,6 +36,8 @@ public final class WorkerMain {
     }
 
     private static final Logger LOG = Logger.getLogger(WorkerMain.class.getName());
+    private static final long MAX_TRANSIENT_PAUSE_MS = 30_000;
+    private static final long FIRST_RESTART_PAUSE_MS = 10_000;
 
     private WorkerMain() {
     }
@@ -62,33 +72,10 @@ public final class WorkerMain {
             }
         }, "worker-shutdown"));
         try (WorkerHttpServer http = new WorkerHttpServer(options.httpHost(), options.httpPort(), progress::snapshot,
-                () -> progress.state() != EngineState.FAILED && progress.state() != EngineState.STARTING)) {
+                () -> progress.state().working())) {
             LOG.log(Level.INFO, "worker " + options.workerIndex() + " of job " + config.jobId()
                     + " serving http on " + options.httpHost() + ":" + http.port());
-            try {
-                MicroBatchEngine.Outcome outcome = runEngine(config, options, progress, stop);
-                LOG.log(Level.INFO, "worker finished: " + outcome);
-                if (outcome == MicroBatchEngine.Outcome.COMPLETED && options.waitWhenDone()) {
-                    LOG.log(Level.INFO, "drained; reporting COMPLETED until stopped (--when-done wait)");
-                    awaitStop(stop);
-                }
-                return 0;
-            } catch (RuntimeException e) {
-                progress.state(EngineState.FAILED);
-                progress.error(e.getMessage());
-                // Errors of ours carry their explanation; a stack trace helps only for the unexpected.
-                boolean explained = e instanceof io.oncestream.engine.config.InvalidConfigException
-                        || e instanceof io.oncestream.engine.checkpoint.CheckpointException
-                        || e instanceof io.oncestream.engine.plan.PlanningException
-                        || e instanceof io.oncestream.engine.BadRecordException
-                        || e instanceof io.oncestream.engine.SinkException;
-                LOG.log(Level.SEVERE, "job failed: " + e.getMessage(), explained ? null : e);
-                if (config.trigger().availableNow() && !options.waitWhenDone()) {
-                    return 1;
-                }
-                awaitStop(stop);
-                return 1;
-            }
+            return runUntilDone(config, options, progress, stop);
         } catch (java.io.IOException e) {
             System.err.println("oncestream worker: cannot serve http on " + options.httpHost() + ":" + options.httpPort()
                     + ": " + e.getMessage());
@@ -98,10 +85,73 @@ public final class WorkerMain {
         }
     }
 
+    /** Runs the engine, again after each transient failure, and after permanent ones as {@code restart} says. */
+    private static int runUntilDone(JobConfig config, WorkerOptions options, ProgressTracker progress, AtomicBoolean stop) {
+        long transientPause = 1000;
+        long restartPause = FIRST_RESTART_PAUSE_MS;
+        while (true) {
+            try {
+                MicroBatchEngine.Outcome outcome = runEngine(config, options, progress, stop);
+                LOG.log(Level.INFO, "worker finished: " + outcome);
+                if (outcome == MicroBatchEngine.Outcome.COMPLETED && options.waitWhenDone()) {
+                    LOG.log(Level.INFO, "drained; reporting COMPLETED until stopped (--when-done wait)");
+                    awaitStop(stop);
+                }
+                return 0;
+            } catch (CheckpointLockWait.LockWaitExpiredException e) {
+                progress.state(EngineState.FAILED);
+                progress.error(e.getMessage());
+                LOG.log(Level.SEVERE, e.getMessage() + "; exiting to be restarted");
+                return 3;
+            } catch (RuntimeException e) {
+                if (FailureKind.of(e) == FailureKind.TRANSIENT) {
+                    progress.state(EngineState.RETRYING);
+                    progress.error(e.getMessage());
+                    LOG.log(Level.WARNING, "transient failure, starting again in " + transientPause + " ms: " + e.getMessage(),
+                            e instanceof io.oncestream.engine.checkpoint.CheckpointException ? null : e);
+                    if (!pause(transientPause, stop)) {
+                        return 0;
+                    }
+                    transientPause = Math.min(transientPause * 2, MAX_TRANSIENT_PAUSE_MS);
+                    continue;
+                }
+                progress.state(EngineState.FAILED);
+                // Errors of ours carry their explanation; a stack trace helps only for the unexpected.
+                LOG.log(Level.SEVERE, "job failed: " + e.getMessage());
+                if (config.trigger().availableNow() && !options.waitWhenDone()) {
+                    progress.error(e.getMessage());
+                    return 1;
+                }
+                if (config.restart().onFailure() == RestartMode.BACKOFF) {
+                    progress.error(e.getMessage() + " (restart.onFailure: Backoff; starting again in " + restartPause / 1000
+                            + " s, at " + java.time.Instant.now().plusMillis(restartPause) + ")");
+                    if (!pause(restartPause, stop)) {
+                        return 1;
+                    }
+                    restartPause = Math.min(restartPause * 2, Math.max(FIRST_RESTART_PAUSE_MS, config.restart().maxBackoffMs()));
+                    continue;
+                }
+                progress.error(e.getMessage());
+                awaitStop(stop);
+                return 1;
+            }
+        }
+    }
+
+    /** Sleeps {@code ms} unless asked to stop first; false if asked. */
+    private static boolean pause(long ms, AtomicBoolean stop) {
+        long until = System.currentTimeMillis() + ms;
+        while (!stop.get() && System.currentTimeMillis() < until) {
+            sleep(Math.min(200, Math.max(1, until - System.currentTimeMillis())));
+        }
+        return !stop.get();
+    }
+
     private static MicroBatchEngine.Outcome runEngine(JobConfig config, WorkerOptions options, ProgressTracker progress,
             AtomicBoolean stop) {
         EngineAssembly.Options production = EngineAssembly.Options.production()
-                .withHooks(TestPauseHooks.fromEnvironment(System.getenv(TestPauseHooks.ENV)));
+                .withHooks(TestPauseHooks.fromEnvironment(System.getenv(TestPauseHooks.ENV)))
+                .withLockWait(options.lockWait());
         EngineAssembly engine;
         try {
             engine = EngineAssembly.connect(config, options.workerIndex(), options.checkpoint(), System.getenv("CASSANDRA_USERNAME"),

@@ -1,6 +1,7 @@
 package io.oncestream.worker;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -9,13 +10,16 @@ import java.util.Map;
  * {@code --when-done wait} keeps a worker whose {@code availableNow} job drained (or failed)
  * running and reporting until it is stopped, instead of exiting: in a pod, an exit would only
  * make the kubelet start it again.
+ * {@code --lock-wait SECONDS} (600) is how long the worker waits for its checkpoint's lock, held
+ * by another process, before it exits with code 3 to be restarted.
  * The worker index defaults to {@code ONCESTREAM_WORKER_INDEX}, else to the ordinal at the end
  * of {@code POD_NAME} (a StatefulSet pod {@code job-2} is worker 2), else 0.
  */
-record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpHost, int httpPort, boolean waitWhenDone) {
+record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpHost, int httpPort, boolean waitWhenDone,
+        Duration lockWait) {
 
     static final String USAGE = "usage: worker --config FILE --checkpoint DIR [--worker-index N] [--http-host HOST] [--http-port PORT]"
-            + " [--when-done exit|wait]";
+            + " [--when-done exit|wait] [--lock-wait SECONDS]";
 
     static WorkerOptions parse(String[] args, Map<String, String> env) {
         Path config = null;
@@ -24,6 +28,7 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
         String host = "0.0.0.0";
         int port = 8080;
         boolean waitWhenDone = false;
+        Duration lockWait = EngineAssembly.Options.DEFAULT_LOCK_WAIT;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (i + 1 >= args.length) {
@@ -41,6 +46,7 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
                     case "wait" -> true;
                     default -> throw new IllegalArgumentException("--when-done takes exit or wait, not " + value + "\n" + USAGE);
                 };
+                case "--lock-wait" -> lockWait = Duration.ofSeconds(number(arg, value));
                 default -> throw new IllegalArgumentException("unknown option " + arg + "\n" + USAGE);
             }
         }
@@ -50,7 +56,10 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
         if (index == null) {
             index = indexFromEnvironment(env);
         }
-        return new WorkerOptions(config, checkpoint, index, host, port, waitWhenDone);
+        if (lockWait.isNegative()) {
+            throw new IllegalArgumentException("--lock-wait must not be negative\n" + USAGE);
+        }
+        return new WorkerOptions(config, checkpoint, index, host, port, waitWhenDone, lockWait);
     }
 
     private static int indexFromEnvironment(Map<String, String> env) {

@@ -315,7 +315,7 @@ final class E2EJob {
         Map<String, Long> newestBelowCommit = new TreeMap<>();
         for (OrderStream.Produced p : records) {
             Long end = committed.get(p.partition());
-            if (end != null && p.offset() < end && p.status().equals("PAID") && p.amount() > 100) {
+            if (end != null && p.offset() < end && !p.bad() && p.status().equals("PAID") && p.amount() > 100) {
                 newestBelowCommit.merge(p.id(), p.seq(), Math::max);
             }
         }

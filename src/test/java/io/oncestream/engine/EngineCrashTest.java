@@ -13,6 +13,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -225,6 +227,58 @@ class EngineCrashTest {
 
         assertThat(ahead).as("group offsets ahead of the commit log").isEmpty();
         assertThat(source.groupOffsets()).isEqualTo(latestOffsets(source));
+    }
+
+    static Stream<Arguments> volumeFaults() {
+        List<Arguments> faults = new ArrayList<>();
+        for (String file : List.of("offsets/2", "commits/2")) {
+            for (WritePoint point : WritePoint.values()) {
+                faults.add(Arguments.of(file, point));
+            }
+        }
+        return faults.stream();
+    }
+
+    /**
+     * The checkpoint volume is full (or read-only) while batch 2's log entry is written, at
+     * every point of the write, three times over: the engine reports it and waits, goes on
+     * where the logs say once the write succeeds, and the run ends exactly as one without a
+     * fault, each record with the timestamp an uninterrupted run gives it; no temp file stays.
+     */
+    @ParameterizedTest(name = "{0} at {1}")
+    @MethodSource("volumeFaults")
+    void aFullVolumeIsWaitedOutAndTheRunEndsExactlyOnce(String file, WritePoint point) {
+        Producer producer = new Producer();
+        producer.produce(RECORDS);
+        producer.produce(MORE_RECORDS);
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 11);
+        AtomicInteger calls = new AtomicInteger();
+        DurableFiles full = DurableFiles.failingAt((reached, target) -> {
+            if (reached == point && target.endsWith(file) && calls.getAndIncrement() < 3) {
+                throw new java.nio.file.FileSystemException(target.toString(), null, "No space left on device");
+            }
+        });
+        ProgressTracker progress = new ProgressTracker(JOB.jobId(), 0, 1);
+        MicroBatchEngine.Outcome outcome;
+        try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, full)) {
+            // A clock that moves 100 ms a reading, so that the back-off pauses pass at once.
+            outcome = new MicroBatchEngine(JOB, checkpoint, producer.source, TRANSFORMER, table, ProtocolHooks.NONE, progress,
+                    () -> false, () -> clockMs.addAndGet(100)).run();
+        }
+
+        assertThat(outcome).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
+        // Before the link, the write is tried again until it passes; from the link on, the file
+        // exists, and the logs read afresh say what it records (a batch to replay, or committed).
+        assertThat(calls.get()).as("writes reaching " + point).isEqualTo(point.compareTo(WritePoint.LINKED) < 0 ? 4 : 1);
+        assertThat(progress.snapshot().lastError()).as("what the worker reported")
+                .contains(file).contains("No space left on device");
+        CheckpointOnDisk disk = new CheckpointOnDisk(dir);
+        long last = disk.latest("offsets").orElseThrow();
+        assertThat(disk.latest("commits")).as("every batch committed").hasValue(last);
+        assertThat(disk.tempFiles()).isEmpty();
+        assertThat(table.rows()).isEqualTo(producer.expectedRows());
+        assertThat(table.deadLetters().keySet()).isEqualTo(producer.expectedDeadLetters());
+        assertThat(table.timestampsByRecord()).isEqualTo(uninterrupted);
     }
 
     /**

@@ -64,7 +64,12 @@ final class EngineFixture {
 
     /** Starts a worker on this job's checkpoint; its output goes to {@code worker-N.log} in the fixture's directory. */
     WorkerProcess startWorker(Map<String, String> env) {
-        return WorkerProcess.start(config, checkpoint, 0, env, dir.resolve("worker-" + (workers++) + ".log"));
+        return startWorker(env, List.of());
+    }
+
+    /** {@link #startWorker(Map)} with more command-line options. */
+    WorkerProcess startWorker(Map<String, String> env, List<String> options) {
+        return WorkerProcess.start(config, checkpoint, 0, env, dir.resolve("worker-" + (workers++) + ".log"), options);
     }
 
     /** Starts the worker from the packaged application, as the container image runs it. */

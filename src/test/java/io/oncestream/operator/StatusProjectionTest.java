@@ -56,6 +56,32 @@ class StatusProjectionTest {
         assertThat(conditions(s)).containsEntry("Ready", "False").containsEntry("Progressing", "False");
     }
 
+    /**
+     * A worker waiting for its checkpoint's lock (its pod not ready meanwhile): Degraded, not
+     * Failed; Progressing=False with reason WorkerWaiting naming the pod, the state and the
+     * holder; nothing Stalled, for nobody needs to act.
+     */
+    @Test
+    void aWorkerWaitingForItsCheckpointLockIsDegradedNotFailed() {
+        StreamJob job = WorkerResourcesTest.job("  parallelism: 2\n");
+        String holder = "/checkpoint/.lock: the checkpoint is in use by another worker process (pid 7 on host paid-orders-0"
+                + " since 2026-12-02T09:59:58Z); waiting since 2026-12-02T09:59:59Z";
+        StreamJobStatus s = StatusProjection.project(job, null, null, List.of(
+                worker(0, progress(EngineState.IDLE, 4, Map.of("orders-0", new long[] {300, 300}), true, null)),
+                new StatusProjection.Worker("paid-orders-1", true, false,
+                        progress(EngineState.WAITING_FOR_CHECKPOINT_LOCK, 2, Map.of("orders-1", new long[] {90, 300}), true,
+                                holder), null)), T0);
+        assertThat(s.phase).isEqualTo(Phase.Degraded);
+        Condition progressing = s.condition(ConditionType.Progressing).orElseThrow();
+        assertThat(progressing.status).isEqualTo("False");
+        assertThat(progressing.reason).isEqualTo("WorkerWaiting");
+        assertThat(progressing.message).contains("paid-orders-1 WAITING_FOR_CHECKPOINT_LOCK: " + holder);
+        assertThat(conditions(s)).containsEntry("Ready", "False").containsEntry("Stalled", "False")
+                .containsEntry("SinkAvailable", "True");
+        assertThat(s.workers.get(1).state).isEqualTo("WAITING_FOR_CHECKPOINT_LOCK");
+        assertThat(s.workers.get(1).lastError).isEqualTo(holder);
+    }
+
     @Test
     void unreachableWorkerIsReportedAndTheLastBatchIdIsKept() {
         StreamJob job = WorkerResourcesTest.job("  parallelism: 2\n");

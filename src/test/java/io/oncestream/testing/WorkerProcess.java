@@ -25,8 +25,15 @@ public final class WorkerProcess extends ChildProcess {
 
     /** Starts {@code worker --config CONFIG --checkpoint CHECKPOINT} with extra environment. */
     public static WorkerProcess start(Path config, Path checkpoint, int workerIndex, Map<String, String> env, Path log) {
-        return start(List.of("-cp", System.getProperty("java.class.path"), "io.oncestream.worker.WorkerMain"),
-                config, checkpoint, workerIndex, env, log);
+        return start(config, checkpoint, workerIndex, env, log, List.of());
+    }
+
+    /** {@link #start(Path, Path, int, Map, Path)} with more options ({@code --lock-wait 2}, say). */
+    public static WorkerProcess start(Path config, Path checkpoint, int workerIndex, Map<String, String> env, Path log,
+            List<String> options) {
+        List<String> launch = new ArrayList<>(List.of("-cp", System.getProperty("java.class.path"), "io.oncestream.worker.WorkerMain"));
+        launch.addAll(options);
+        return start(launch, config, checkpoint, workerIndex, env, log);
     }
 
     /** Starts the worker as the image does: {@code java -jar quarkus-run.jar worker ...} of the packaged build. */

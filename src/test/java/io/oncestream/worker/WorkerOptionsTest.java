@@ -27,6 +27,16 @@ class WorkerOptionsTest {
     }
 
     @Test
+    void theCheckpointLockIsWaitedForTenMinutesUnlessToldOtherwise() {
+        assertThat(WorkerOptions.parse(BASE, Map.of()).lockWait()).isEqualTo(java.time.Duration.ofMinutes(10));
+        assertThat(WorkerOptions.parse(with("--lock-wait", "30"), Map.of()).lockWait()).isEqualTo(java.time.Duration.ofSeconds(30));
+        assertThatThrownBy(() -> WorkerOptions.parse(with("--lock-wait", "-1"), Map.of()))
+                .hasMessageStartingWith("--lock-wait must not be negative");
+        assertThatThrownBy(() -> WorkerOptions.parse(with("--lock-wait", "soon"), Map.of()))
+                .hasMessageStartingWith("--lock-wait: 'soon' is not a number");
+    }
+
+    @Test
     void theIndexComesFromThePodNameUnlessGiven() {
         assertThat(WorkerOptions.parse(BASE, Map.of("POD_NAME", "paid-orders-2")).workerIndex()).isEqualTo(2);
         assertThat(WorkerOptions.parse(with("--worker-index", "1"), Map.of("POD_NAME", "paid-orders-2")).workerIndex()).isEqualTo(1);

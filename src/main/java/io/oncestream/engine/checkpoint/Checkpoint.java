@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * metadata      job id and partition share ({@link CheckpointMetadata})
  * offsets/N     the write-ahead log: batch N's exact ranges, written before reading
  * commits/N     the commit log: written after every row of batch N is acknowledged
- * .lock         held exclusively while a worker uses the directory
+ * .lock         held exclusively while a worker uses the directory; says who holds it
  * </pre>
  */
 public final class Checkpoint implements AutoCloseable {
@@ -45,8 +45,10 @@ public final class Checkpoint implements AutoCloseable {
 
     /**
      * Locks {@code dir}, then checks its metadata against {@code expected} (or writes it for
-     * a new checkpoint). Fails, naming the file, if another process holds the lock or the
-     * checkpoint belongs to another job or partition share.
+     * a new checkpoint). Fails, naming the file, if another process holds the lock
+     * ({@link CheckpointLockedException}, with the holder its lock file names), the directory
+     * cannot be read or written ({@link CheckpointUnavailableException}), or the checkpoint
+     * belongs to another job or partition share ({@link CheckpointException}).
      */
     public static Checkpoint open(Path dir, CheckpointMetadata expected, DurableFiles files) {
         FileChannel channel = null;
@@ -59,7 +61,7 @@ public final class Checkpoint implements AutoCloseable {
             held = dir.toRealPath();
             if (!HELD_IN_THIS_PROCESS.add(held)) {
                 held = null;
-                throw new CheckpointException(lockFile, "the checkpoint is in use by another worker process");
+                throw new CheckpointLockedException(lockFile, "held by this process, pid " + ProcessHandle.current().pid());
             }
             channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock lock;
@@ -69,8 +71,9 @@ public final class Checkpoint implements AutoCloseable {
                 lock = null;
             }
             if (lock == null) {
-                throw new CheckpointException(lockFile, "the checkpoint is in use by another worker process");
+                throw new CheckpointLockedException(lockFile, LockHolder.read(lockFile));
             }
+            LockHolder.write(channel);
             DurableFiles.removeTempFiles(dir);
             // A name a crash left linked but not yet fsync'd into the directory is made durable
             // before recovery acts on it (found by model/protocol.pml: a replayed batch whose
@@ -80,7 +83,7 @@ public final class Checkpoint implements AutoCloseable {
             return new Checkpoint(dir, held, channel, lock, files);
         } catch (IOException e) {
             release(held, channel);
-            throw new CheckpointException(dir, "cannot open checkpoint: " + e.getMessage(), e);
+            throw new CheckpointUnavailableException(dir, "cannot open checkpoint: " + describe(e), e);
         } catch (RuntimeException e) {
             release(held, channel);
             throw e;
@@ -169,6 +172,16 @@ public final class Checkpoint implements AutoCloseable {
             // closing the channel releases it too
         }
         release(held, lockChannel);
+    }
+
+    /** An I/O error as a user reads it: {@code NoSuchFileException: /x} says less than its class name and path. */
+    static String describe(IOException e) {
+        String message = e.getMessage();
+        String kind = e.getClass().getSimpleName().replace("Exception", "");
+        if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason() + " (" + fs.getFile() + ")";
+        }
+        return message == null ? kind : message;
     }
 
     private static void closeQuietly(FileChannel channel) {

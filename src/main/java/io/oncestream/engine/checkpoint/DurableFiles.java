@@ -98,6 +98,14 @@ public final class DurableFiles {
                 channel.force(true);
             }
             reached(WritePoint.TEMP_SYNCED, target);
+        } catch (IOException e) {
+            // A full volume must not fill up further with the halves of files that were never linked.
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
         try {
             Files.createLink(target, temp);
@@ -108,11 +116,20 @@ public final class DurableFiles {
             }
             throw e;
         }
-        reached(WritePoint.LINKED, target);
-        Files.deleteIfExists(temp);
-        reached(WritePoint.TEMP_REMOVED, target);
-        syncDirectory(dir);
-        reached(WritePoint.DIRECTORY_SYNCED, target);
+        try {
+            reached(WritePoint.LINKED, target);
+            Files.deleteIfExists(temp);
+            reached(WritePoint.TEMP_REMOVED, target);
+            syncDirectory(dir);
+            reached(WritePoint.DIRECTORY_SYNCED, target);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
         return true;
     }
 

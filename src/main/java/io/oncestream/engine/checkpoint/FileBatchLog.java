@@ -1,7 +1,6 @@
 package io.oncestream.engine.checkpoint;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -42,7 +41,7 @@ public final class FileBatchLog<T> implements BatchLog<T> {
             DurableFiles.removeTempFiles(dir);
             files.syncDirectory(dir); // entries a crash left linked but unsynced are durable before planning reads them
         } catch (IOException e) {
-            throw new CheckpointException(dir, "cannot prepare log directory: " + e.getMessage(), e);
+            throw new CheckpointUnavailableException(dir, "cannot prepare log directory: " + Checkpoint.describe(e), e);
         }
     }
 
@@ -73,7 +72,11 @@ public final class FileBatchLog<T> implements BatchLog<T> {
         try {
             created = files.createAtomically(file, bytes);
         } catch (IOException e) {
-            throw new CheckpointException(file, "cannot write: " + e.getMessage(), e);
+            // The file may exist after all (written, its directory not synced): read the log afresh next time.
+            scanned = false;
+            latest = null;
+            oldest = -1;
+            throw new CheckpointUnavailableException(file, "cannot write: " + Checkpoint.describe(e), e);
         }
         if (created && scanned) {
             if (latest == null || batchId > latest.batchId()) {
@@ -96,7 +99,7 @@ public final class FileBatchLog<T> implements BatchLog<T> {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
-            throw new CheckpointException(file, "cannot read: " + e.getMessage(), e);
+            throw new CheckpointUnavailableException(file, "cannot read: " + Checkpoint.describe(e), e);
         }
         return Optional.of(CheckpointJson.decode(file, bytes, type));
     }
@@ -133,7 +136,7 @@ public final class FileBatchLog<T> implements BatchLog<T> {
                 ids.add(Long.parseLong(name));
             }
         } catch (IOException e) {
-            throw new CheckpointException(dir, "cannot list: " + e.getMessage(), e);
+            throw new CheckpointUnavailableException(dir, "cannot list: " + Checkpoint.describe(e), e);
         }
         Collections.sort(ids);
         return ids;
@@ -155,7 +158,7 @@ public final class FileBatchLog<T> implements BatchLog<T> {
             try {
                 Files.deleteIfExists(file(id));
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot delete " + file(id), e);
+                throw new CheckpointUnavailableException(file(id), "cannot delete: " + Checkpoint.describe(e), e);
             }
         }
         if (latest != null && latest.batchId() < batchId) {

@@ -21,6 +21,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  * @param trigger     when batches run
  * @param checkpoint  checkpoint retention
  * @param parallelism number of workers; partitions are split among them
+ * @param restart     what a worker does after a permanent failure
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record JobConfig(
@@ -33,14 +34,15 @@ public record JobConfig(
         DeadLetter deadLetter,
         Trigger trigger,
         Checkpoint checkpoint,
-        int parallelism) {
+        int parallelism,
+        Restart restart) {
 
     /** The same job with these Kafka client properties instead (e.g. with a Secret's added). */
     public JobConfig withKafkaProperties(Map<String, String> properties) {
         KafkaSource s = source;
         return new JobConfig(jobId, new KafkaSource(s.bootstrapServers(), s.topics(), s.startingOffsets(),
                 s.maxRecordsPerBatch(), s.failOnDataLoss(), s.groupId(), Map.copyOf(properties)),
-                format, filter, tombstones, sink, deadLetter, trigger, checkpoint, parallelism);
+                format, filter, tombstones, sink, deadLetter, trigger, checkpoint, parallelism, restart);
     }
 
     /** Kafka source settings. */
@@ -78,6 +80,13 @@ public record JobConfig(
 
     /** {@code availableNow}: drain what exists at start, then stop; otherwise run every {@code intervalMs}. */
     public record Trigger(long intervalMs, boolean availableNow) {
+    }
+
+    /**
+     * After a permanent failure: {@code NEVER} stay failed until a person acts; {@code BACKOFF}
+     * start again after a pause that doubles from 10 s up to {@code maxBackoffMs}.
+     */
+    public record Restart(RestartMode onFailure, long maxBackoffMs) {
     }
 
     /** How many committed batches the offset and commit logs keep. */

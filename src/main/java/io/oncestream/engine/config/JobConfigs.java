@@ -109,6 +109,9 @@ public final class JobConfigs {
         ObjectNode checkpoint = object(root, "checkpoint");
         fill(checkpoint, "retainBatches", checkpoint.numberNode(JobDefaults.RETAIN_BATCHES));
         fill(root, "parallelism", root.numberNode(JobDefaults.PARALLELISM));
+        ObjectNode restart = object(root, "restart");
+        fill(restart, "onFailure", restart.textNode(JobDefaults.RESTART_ON_FAILURE));
+        fill(restart, "maxBackoffMs", restart.numberNode(JobDefaults.RESTART_MAX_BACKOFF_MS));
     }
 
     /** Sets a field that is missing or null. */
@@ -171,6 +174,8 @@ public final class JobConfigs {
         require(c.trigger().intervalMs() >= 0, "trigger.intervalMs", "must not be negative");
         require(c.checkpoint().retainBatches() >= 1, "checkpoint.retainBatches", "must be at least 1");
         require(c.parallelism() >= 1, "parallelism", "must be at least 1");
+        require(c.restart().maxBackoffMs() >= 1000 && c.restart().maxBackoffMs() <= 86_400_000L, "restart.maxBackoffMs",
+                "must be 1000..86400000 (1 s to 1 day), was " + c.restart().maxBackoffMs());
     }
 
     private static void requireIdentifier(String value, String field) {

@@ -41,6 +41,14 @@ public final class JobDefaults {
     public static final boolean AVAILABLE_NOW = false;
     public static final int RETAIN_BATCHES = 100;
     public static final int PARALLELISM = 1;
+    /**
+     * After a permanent failure the job stays failed: such a failure (a bad record in fail mode,
+     * a corrupt checkpoint, a refused write) comes back the same on every try, and a job that
+     * says Failed is the one a person looks at.
+     */
+    public static final String RESTART_ON_FAILURE = "Never";
+    public static final String RESTART_MAX_BACKOFF = "5m";
+    public static final long RESTART_MAX_BACKOFF_MS = 300_000;
 
     private JobDefaults() {
     }

@@ -142,8 +142,9 @@ class CheckpointFilesTest {
     void secondOpenOfALockedCheckpointIsRefused() {
         try (Checkpoint ignored = Checkpoint.open(dir, GOLDEN_METADATA, DurableFiles.synced())) {
             assertThatThrownBy(() -> Checkpoint.open(dir, GOLDEN_METADATA, DurableFiles.synced()))
-                    .isInstanceOf(CheckpointException.class)
-                    .hasMessage(dir.resolve(".lock") + ": the checkpoint is in use by another worker process");
+                    .isInstanceOf(CheckpointLockedException.class)
+                    .hasMessage(dir.resolve(".lock") + ": the checkpoint is in use by another worker process (held by this"
+                            + " process, pid " + ProcessHandle.current().pid() + ")");
         }
         Checkpoint.open(dir, GOLDEN_METADATA, DurableFiles.synced()).close();
     }

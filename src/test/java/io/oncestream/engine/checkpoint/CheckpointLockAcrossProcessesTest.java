@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The checkpoint's {@code .lock} between processes, as two workers on one volume would meet:
  * while one JVM holds a checkpoint open, another one's {@link Checkpoint#open} is refused with
- * an error naming the lock file; once the holder closes it, or is killed, the next open
- * succeeds. The other JVM is a {@link CheckpointLockHolder}; the test waits for the lines it
+ * an error naming the lock file and, as the lock file says, the holder's pid; once the holder
+ * closes it, or is killed, the next open succeeds. The other JVM is a {@link CheckpointLockHolder}; the test waits for the lines it
  * prints, never for time. (The timeout only keeps a broken test from hanging the build.)
  */
 @Timeout(60)
@@ -43,7 +43,7 @@ class CheckpointLockAcrossProcessesTest {
     void anotherJvmIsRefusedWhileThisOneHoldsTheCheckpoint() {
         try (Checkpoint held = Checkpoint.open(dir, CheckpointLockHolder.METADATA, DurableFiles.synced())) {
             Child other = start();
-            assertThat(other.firstLine()).isEqualTo("REFUSED " + lockRefusal());
+            assertThat(other.firstLine()).startsWith("REFUSED " + lockRefusalBy(ProcessHandle.current().pid())).endsWith(")");
             assertThat(other.exitCode()).isEqualTo(3);
         }
 
@@ -60,9 +60,11 @@ class CheckpointLockAcrossProcessesTest {
         assertThat(holder.firstLine()).isEqualTo("HOLDING " + dir);
 
         assertThatThrownBy(() -> Checkpoint.open(dir, CheckpointLockHolder.METADATA, DurableFiles.synced()))
-                .isInstanceOf(CheckpointException.class)
-                .hasMessage(lockRefusal())
-                .satisfies(e -> assertThat(((CheckpointException) e).path()).isEqualTo(dir.resolve(".lock")));
+                .isInstanceOf(CheckpointLockedException.class)
+                .hasMessageStartingWith(lockRefusalBy(holder.process.pid()))
+                .satisfies(e -> assertThat(((CheckpointException) e).path()).isEqualTo(dir.resolve(".lock")))
+                .satisfies(e -> assertThat(((CheckpointLockedException) e).holder())
+                        .matches("pid " + holder.process.pid() + " on host \\S+ since 20\\d\\d-.*Z"));
 
         holder.send("close");
         assertThat(holder.nextLine()).isEqualTo("CLOSED");
@@ -75,13 +77,17 @@ class CheckpointLockAcrossProcessesTest {
         Child holder = start();
         assertThat(holder.firstLine()).isEqualTo("HOLDING " + dir);
         assertThatThrownBy(() -> Checkpoint.open(dir, CheckpointLockHolder.METADATA, DurableFiles.synced()))
-                .hasMessage(lockRefusal());
+                .hasMessageStartingWith(lockRefusalBy(holder.process.pid()));
 
         holder.kill();
 
         assertThat(dir.resolve(".lock")).exists();
         try (Checkpoint reopened = Checkpoint.open(dir, CheckpointLockHolder.METADATA, DurableFiles.synced())) {
             assertThat(reopened.directory()).isEqualTo(dir);
+            assertThat(java.nio.file.Files.readString(dir.resolve(".lock"))).as("the lock file names its new holder only")
+                    .startsWith("pid " + ProcessHandle.current().pid() + " on host ").hasLineCount(1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         Child next = start();
         assertThat(next.firstLine()).isEqualTo("HOLDING " + dir);
@@ -96,15 +102,21 @@ class CheckpointLockAcrossProcessesTest {
     void aRefusedSecondOpenInThisJvmKeepsTheLockOfTheFirst() {
         try (Checkpoint held = Checkpoint.open(dir, CheckpointLockHolder.METADATA, DurableFiles.synced())) {
             assertThatThrownBy(() -> Checkpoint.open(dir, CheckpointLockHolder.METADATA, DurableFiles.synced()))
-                    .isInstanceOf(CheckpointException.class).hasMessage(lockRefusal());
+                    .isInstanceOf(CheckpointLockedException.class)
+                    .hasMessage(lockRefusal() + " (held by this process, pid " + ProcessHandle.current().pid() + ")");
 
             Child other = start();
-            assertThat(other.firstLine()).isEqualTo("REFUSED " + lockRefusal());
+            assertThat(other.firstLine()).startsWith("REFUSED " + lockRefusalBy(ProcessHandle.current().pid()));
         }
     }
 
     private String lockRefusal() {
         return dir.resolve(".lock") + ": the checkpoint is in use by another worker process";
+    }
+
+    /** The start of the refusal when process {@code pid} holds the lock. */
+    private String lockRefusalBy(long pid) {
+        return lockRefusal() + " (pid " + pid + " on host ";
     }
 
     private Child start() {

@@ -1,0 +1,86 @@
+package io.oncestream.worker;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import io.oncestream.engine.EngineState;
+import io.oncestream.engine.ProgressTracker;
+import io.oncestream.engine.StopRequestedException;
+import io.oncestream.engine.checkpoint.Checkpoint;
+import io.oncestream.engine.checkpoint.CheckpointLockedException;
+import io.oncestream.engine.checkpoint.CheckpointMetadata;
+import io.oncestream.engine.checkpoint.DurableFiles;
+
+/**
+ * Opening the checkpoint when its lock may be held for a while: by the process of a pod that
+ * was force-deleted and is still being killed, whose successor the StatefulSet starts at once
+ * on the same volume. The worker waits, polling with a bounded back-off (0.1 s doubling to 2 s),
+ * reports {@code WAITING_FOR_CHECKPOINT_LOCK} with the holder and since when, and opens the
+ * checkpoint as soon as the lock is free. After {@code maxWait} it gives up with
+ * {@link LockWaitExpiredException}, and the worker exits so that the kubelet restarts it.
+ */
+final class CheckpointLockWait {
+
+    private static final Logger LOG = Logger.getLogger(CheckpointLockWait.class.getName());
+
+    private CheckpointLockWait() {
+    }
+
+    static Checkpoint open(Path dir, CheckpointMetadata expected, DurableFiles files, Duration maxWait, ProgressTracker progress,
+            BooleanSupplier stopRequested) {
+        Instant since = null;
+        long pauseMs = 100;
+        while (true) {
+            try {
+                Checkpoint checkpoint = Checkpoint.open(dir, expected, files);
+                if (since != null) {
+                    LOG.log(Level.INFO, "checkpoint lock acquired after waiting "
+                            + Duration.between(since, Instant.now()).toMillis() + " ms");
+                    progress.error(null);
+                    progress.state(EngineState.STARTING);
+                }
+                return checkpoint;
+            } catch (CheckpointLockedException e) {
+                Instant now = Instant.now();
+                if (since == null) {
+                    since = now;
+                    LOG.log(Level.WARNING, e.getMessage() + "; waiting up to " + maxWait.toSeconds() + " s for it to be released");
+                }
+                if (Duration.between(since, now).compareTo(maxWait) >= 0) {
+                    throw new LockWaitExpiredException(e.getMessage() + "; gave up after waiting " + maxWait.toSeconds()
+                            + " s (since " + since + ")", e);
+                }
+                progress.state(EngineState.WAITING_FOR_CHECKPOINT_LOCK);
+                progress.error(e.getMessage() + "; waiting since " + since);
+                sleep(pauseMs, stopRequested);
+                pauseMs = Math.min(pauseMs * 2, 2000);
+            }
+        }
+    }
+
+    private static void sleep(long ms, BooleanSupplier stopRequested) {
+        long until = System.currentTimeMillis() + ms;
+        while (System.currentTimeMillis() < until) {
+            if (stopRequested.getAsBoolean()) {
+                throw new StopRequestedException();
+            }
+            try {
+                Thread.sleep(Math.min(50, Math.max(1, until - System.currentTimeMillis())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StopRequestedException();
+            }
+        }
+    }
+
+    /** The lock stayed held longer than the worker waits: it exits (code 3) to be restarted with the kubelet's back-off. */
+    static final class LockWaitExpiredException extends RuntimeException {
+        LockWaitExpiredException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}
