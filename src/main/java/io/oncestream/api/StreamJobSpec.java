@@ -221,6 +221,15 @@ public class StreamJobSpec {
         @JsonPropertyDescription("Storage class of the checkpoint volumes; the cluster's default if unset.")
         public String storageClassName;
 
+        @Default("ReadWriteOnce")
+        @ValidationRule(value = "self == oldSelf", message = "cannot change on an existing job: the checkpoint volume"
+                + " claims keep the access mode they were made with (delete the job and its claims to start over)")
+        @JsonPropertyDescription("Access mode of the checkpoint volume claims: ReadWriteOnce, or ReadWriteOncePod, with "
+                + "which the cluster refuses a second pod on a worker's volume (a force-deleted pod's successor waits until "
+                + "the old pod is gone); ReadWriteOncePod needs a CSI driver that supports it. The checkpoint's lock file "
+                + "fences workers either way. Cannot change once set.")
+        public VolumeAccessMode accessMode;
+
         @Default("" + JobDefaults.RETAIN_BATCHES)
         @Min(1)
         @Max(100000)

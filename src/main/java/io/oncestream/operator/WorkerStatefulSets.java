@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobSpec;
+import io.oncestream.api.VolumeAccessMode;
 import io.oncestream.api.VolumeRetention;
 import io.oncestream.engine.config.JobDefaults;
 
@@ -148,7 +149,8 @@ public final class WorkerStatefulSets {
                         .withNewMetadata().withName(StreamJobResources.checkpointVolumeName())
                         .withLabels(StreamJobResources.labels(name)).endMetadata()
                         .withNewSpec()
-                        .withAccessModes("ReadWriteOnce")
+                        .withAccessModes((checkpoint.accessMode == null ? VolumeAccessMode.READ_WRITE_ONCE
+                                : checkpoint.accessMode).kubernetesName())
                         .withStorageClassName(checkpoint.storageClassName)
                         .withNewResources()
                         .addToRequests("storage", new Quantity(checkpoint.size == null ? StreamJobSpec.Checkpoint.DEFAULT_SIZE : checkpoint.size))

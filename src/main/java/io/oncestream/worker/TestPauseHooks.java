@@ -6,33 +6,52 @@ import io.oncestream.engine.ProtocolStep;
 /**
  * For crash tests only: with {@code ONCESTREAM_TEST_PAUSE_AT=STEP:BATCH} (e.g. {@code AFTER_WAL:1})
  * the worker prints {@code ONCESTREAM-TEST-PAUSED STEP BATCH} when it reaches that protocol step
- * of that batch and then blocks, so the test can {@code kill -9} it at exactly that point.
+ * of that batch and then blocks, so the test can {@code kill -9} it at exactly that point. With
+ * {@code ONCESTREAM_TEST_FAIL_AT=STEP:BATCH} it throws an unexpected exception there instead,
+ * once per process: what a transient failure nobody foresaw does.
  */
 final class TestPauseHooks implements ProtocolHooks {
 
     static final String ENV = "ONCESTREAM_TEST_PAUSE_AT";
+    static final String FAIL_ENV = "ONCESTREAM_TEST_FAIL_AT";
+
+    private static final java.util.concurrent.atomic.AtomicBoolean FAILED_ONCE = new java.util.concurrent.atomic.AtomicBoolean();
 
     private final ProtocolStep step;
     private final long batchId;
+    private final boolean fail;
 
-    private TestPauseHooks(ProtocolStep step, long batchId) {
+    private TestPauseHooks(ProtocolStep step, long batchId, boolean fail) {
         this.step = step;
         this.batchId = batchId;
+        this.fail = fail;
     }
 
-    static ProtocolHooks fromEnvironment(String value) {
+    /** The hooks both variables ask for: a pause if {@link #ENV} is set, else a failure if {@link #FAIL_ENV} is. */
+    static ProtocolHooks fromEnvironment(java.util.Map<String, String> env) {
+        ProtocolHooks pause = parse(ENV, env.get(ENV), false);
+        return pause != ProtocolHooks.NONE ? pause : parse(FAIL_ENV, env.get(FAIL_ENV), true);
+    }
+
+    private static ProtocolHooks parse(String variable, String value, boolean fail) {
         if (value == null || value.isBlank()) {
             return ProtocolHooks.NONE;
         }
         String[] parts = value.split(":");
         if (parts.length != 2) {
-            throw new IllegalArgumentException(ENV + " must be STEP:BATCH, was '" + value + "'");
+            throw new IllegalArgumentException(variable + " must be STEP:BATCH, was '" + value + "'");
         }
-        return new TestPauseHooks(ProtocolStep.valueOf(parts[0]), Long.parseLong(parts[1]));
+        return new TestPauseHooks(ProtocolStep.valueOf(parts[0]), Long.parseLong(parts[1]), fail);
     }
 
     @Override
     public void reached(ProtocolStep reached, long batch) {
+        if (reached == step && batch == batchId && fail) {
+            if (FAILED_ONCE.compareAndSet(false, true)) {
+                throw new IllegalStateException("test failure injected at " + reached + " of batch " + batch);
+            }
+            return;
+        }
         if (reached == step && batch == batchId) {
             System.out.println("ONCESTREAM-TEST-PAUSED " + reached + " " + batch);
             System.out.flush();

@@ -150,7 +150,7 @@ public final class WorkerMain {
     private static MicroBatchEngine.Outcome runEngine(JobConfig config, WorkerOptions options, ProgressTracker progress,
             AtomicBoolean stop) {
         EngineAssembly.Options production = EngineAssembly.Options.production()
-                .withHooks(TestPauseHooks.fromEnvironment(System.getenv(TestPauseHooks.ENV)))
+                .withHooks(TestPauseHooks.fromEnvironment(System.getenv()))
                 .withLockWait(options.lockWait());
         EngineAssembly engine;
         try {

@@ -142,6 +142,29 @@ class StreamJobCrdIT {
         assertThat(kube.kubectl(null, "get", "sj", name, "-n", namespace).exitCode()).as("nothing was stored").isNotZero();
     }
 
+    /**
+     * {@code spec.checkpoint.accessMode} defaults to ReadWriteOnce, takes ReadWriteOncePod, and
+     * cannot change on a stored job (the StatefulSet's claim templates could not follow): the
+     * API server refuses the change at apply.
+     */
+    @Test
+    void theCheckpointAccessModeIsSetOnceAtApply(KubeCluster kube) {
+        Map<String, String> rwop = Map.of("  filter:", "  checkpoint: {accessMode: ReadWriteOncePod}\n  filter:");
+        kube.kubectl(manifest("rwop", rwop), "apply", "-f", "-").orThrow();
+        assertThat(kube.kubectl(null, "get", "sj", "rwop", "-n", namespace, "-o", "jsonpath={.spec.checkpoint.accessMode}")
+                .orThrow().stdout()).isEqualTo("ReadWriteOncePod");
+        Command.Result changed = kube.kubectl(manifest("rwop", Map.of("  filter:", "  checkpoint: {accessMode: ReadWriteOnce}\n"
+                + "  filter:")), "apply", "-f", "-");
+        assertThat(changed.exitCode()).as(changed.stdout()).isNotZero();
+        assertThat(changed.stderr()).contains("spec.checkpoint.accessMode").contains("cannot change on an existing job");
+        Command.Result unknown = kube.kubectl(manifest("rwx", Map.of("  filter:", "  checkpoint: {accessMode: ReadWriteMany}\n"
+                + "  filter:")), "apply", "-f", "-");
+        assertThat(unknown.stderr()).contains("Unsupported value: \"ReadWriteMany\"");
+        kube.kubectl(manifest("rwo", Map.of("  filter:", "  checkpoint: {size: 1Gi}\n  filter:")), "apply", "-f", "-").orThrow();
+        assertThat(kube.kubectl(null, "get", "sj", "rwo", "-n", namespace, "-o", "jsonpath={.spec.checkpoint.accessMode}")
+                .orThrow().stdout()).as("the default").isEqualTo("ReadWriteOnce");
+    }
+
     /** A name whose objects could not all be made is refused at apply; the longest that fits is accepted. */
     @Test
     void aNameTooLongForTheJobsObjectsIsRejectedByKubectlApply(KubeCluster kube) {

@@ -76,6 +76,37 @@ class BadRecordsIT {
         assertThat(filtered).isEqualTo(produced.stream().filter(p -> !p.bad() && !(p.status().equals("PAID") && p.amount() > 100)).count());
     }
 
+    /**
+     * {@code restart.onFailure: Backoff}: a continuous worker that failed on a bad record reports
+     * FAILED with the cause and when it tries again, and starts its engine again 10 s later
+     * (failing on the same record again); its checkpoint and the table stay where they were.
+     */
+    @Test
+    void withRestartBackoffAFailedWorkerStartsAgainAfterItsPause(KafkaBroker kafka, CassandraNode cassandra, @TempDir Path dir) {
+        EngineFixture job = new EngineFixture(kafka, cassandra, dir, "fail-backoff", 1, 23,
+                json -> json.replace("\"mode\": \"table\"", "\"mode\": \"fail\"")
+                        .replace("\"trigger\": {\"intervalMs\": 200}",
+                                "\"trigger\": {\"intervalMs\": 200}, \"restart\": {\"onFailure\": \"Backoff\", \"maxBackoffMs\": 20000}"));
+        job.orders.produce(kafka, job.topic, 50, 0);
+        job.orders.produce(kafka, job.topic, 1, 1); // offset 50: a bad record
+
+        try (WorkerProcess worker = job.startWorker(Map.of())) {
+            String failure = "job failed: bad record at " + job.topic + "-0 offset 50: ";
+            worker.awaitOutput(failure, Duration.ofMinutes(2));
+            JsonNode progress = worker.progress();
+            assertThat(progress.path("state").asText()).isEqualTo("FAILED");
+            assertThat(progress.path("lastError").asText()).startsWith("bad record at " + job.topic + "-0 offset 50: ")
+                    .contains("(restart.onFailure: Backoff; starting again in 10 s, at 20");
+            long first = System.nanoTime();
+            io.oncestream.testing.Awaits.until(Duration.ofSeconds(60), "the engine to start again and fail again",
+                    () -> worker.log().split(java.util.regex.Pattern.quote(failure), -1).length - 1 >= 2);
+            assertThat((System.nanoTime() - first) / 1e9).as("seconds between the two starts").isGreaterThan(9.0);
+            assertThat(worker.isAlive()).isTrue();
+        }
+        assertThat(job.batchIds("commits")).isEmpty();
+        assertThat(job.orders.expectedRowsBefore(50)).containsAllEntriesOf(job.rows());
+    }
+
     /** {@code partition@offset -> error} of the job's dead-letter table. */
     private static Map<String, String> deadLetterErrors(CassandraNode cassandra, EngineFixture job) {
         Map<String, String> errors = new HashMap<>();

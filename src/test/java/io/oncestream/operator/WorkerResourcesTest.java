@@ -145,6 +145,13 @@ class WorkerResourcesTest {
         assertThat(claim.getMetadata().getName()).isEqualTo("checkpoint");
         assertThat(claim.getSpec().getStorageClassName()).isEqualTo("fast");
         assertThat(claim.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("5Gi");
+        assertThat(claim.getSpec().getAccessModes()).as("the default").containsExactly("ReadWriteOnce");
+    }
+
+    @Test
+    void checkpointClaimsTakeTheAccessModeOfTheSpec() {
+        StatefulSet sts = WorkerStatefulSets.desired(job("  checkpoint: {accessMode: ReadWriteOncePod}\n"), SETTINGS, "h");
+        assertThat(sts.getSpec().getVolumeClaimTemplates().get(0).getSpec().getAccessModes()).containsExactly("ReadWriteOncePod");
     }
 
     @Test

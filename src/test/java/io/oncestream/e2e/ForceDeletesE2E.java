@@ -1,0 +1,154 @@
+package io.oncestream.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+import io.oncestream.api.StreamJobStatus;
+import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.testing.Awaits;
+
+/**
+ * {@code kubectl delete pod --grace-period=0 --force} of the workers, as operations people do
+ * during incidents, at random moments while records arrive, mixed with SIGKILLs of the worker
+ * JVMs. The StatefulSet makes the new pod at once, on the same node and volume, possibly while
+ * the old JVM still holds the checkpoint's lock: the new worker waits for it instead of
+ * failing. The job never shows Failed, every partition resumes by itself, the table ends
+ * exactly as the records say and the consumer group never runs ahead of it. Prints, for each
+ * force delete, the time until the new worker's first commit, read from its own
+ * {@code /progress} ({@code totals.batches} counts the batches that process committed).
+ */
+class ForceDeletesE2E extends E2ETest {
+
+    private static final int FORCE_DELETES = 10;
+    private static final int KILLS = 4;
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void forceDeletedWorkersResumeByThemselvesAndLoseNothing() throws Exception {
+        E2EJob job = E2EJob.own(kube, kafka, cassandra, "e2e-force", 4, 3000);
+        long seed = Long.getLong("oncestream.e2e.seed", System.nanoTime());
+        System.out.println("[e2e] ForceDeletesE2E random seed " + seed + " (replay with -Doncestream.e2e.seed=" + seed + ")");
+        Random random = new Random(seed);
+        job.produce(2000);
+        // ReadWriteOncePod claims: the scheduler refuses a second pod on a claim while the API server
+        // knows the first; a force delete removes the first from the API server at once, so the
+        // checkpoint's lock is what fences the old JVM then.
+        job.apply(Map.of("maxRecordsPerBatch: 50000", "maxRecordsPerBatch: 500", "interval: 1s", "interval: 300ms",
+                "    size: 1Gi\n", "    size: 1Gi\n    accessMode: ReadWriteOncePod\n"));
+        job.awaitStatus("two workers committing", E2ESettings.WAIT, s -> s.batchId != null && s.batchId >= 1);
+        assertThat(kube.admin().persistentVolumeClaims().inNamespace(job.namespace).list().getItems())
+                .as("the workers' checkpoint claims").hasSize(2)
+                .allSatisfy(c -> assertThat(c.getSpec().getAccessModes()).containsExactly("ReadWriteOncePod"));
+
+        Set<Phase> phases = new TreeSet<>();
+        Set<String> workerStates = new TreeSet<>();
+        List<String> violations = new ArrayList<>();
+        List<Double> recoverySeconds = new ArrayList<>();
+        Set<String> lockWaits = new TreeSet<>();
+        int kills = 0;
+        try (Producing producing = new Producing(job, 150, Duration.ofMillis(200))) {
+            List<String> actions = new ArrayList<>();
+            for (int i = 0; i < FORCE_DELETES; i++) {
+                actions.add("delete");
+            }
+            for (int i = 0; i < KILLS; i++) {
+                actions.add("kill");
+            }
+            java.util.Collections.shuffle(actions, random);
+            for (String action : actions) {
+                int index = random.nextInt(2);
+                String pod = "paid-orders-" + index;
+                Awaits.until(E2ESettings.WAIT, "the worker of " + pod + " to run", () -> node.workerPid(job.pod(index)).isPresent());
+                Thread.sleep(500 + random.nextInt(3000));
+                if (action.equals("kill")) {
+                    if (node.killWorker(job.pod(index))) {
+                        kills++;
+                        System.out.println("[e2e] kill -9 of the worker in " + pod);
+                    }
+                    continue;
+                }
+                String uid = job.pod(index).getMetadata().getUid();
+                long deleted = System.nanoTime();
+                kube.kubectl(null, "delete", "pod", "-n", job.namespace, pod, "--grace-period=0", "--force", "--wait=false")
+                        .orThrow();
+                Awaits.until(E2ESettings.WAIT, "the new " + pod + " to commit a batch", () -> {
+                    sample(job.status(), phases, workerStates);
+                    var now = job.pod(index);
+                    if (now == null || now.getMetadata().getUid().equals(uid) || now.getStatus().getPodIP() == null) {
+                        return false;
+                    }
+                    JsonNode progress = progress(now.getStatus().getPodIP());
+                    if (progress != null && !progress.path("lastError").isMissingNode()
+                            && progress.path("state").asText().startsWith("WAITING_FOR_CHECKPOINT_LOCK")) {
+                        lockWaits.add(pod + ": " + progress.path("lastError").asText());
+                    }
+                    return progress != null && progress.path("totals").path("batches").asLong() >= 1;
+                });
+                double seconds = (System.nanoTime() - deleted) / 1e9;
+                recoverySeconds.add(seconds);
+                System.out.printf("[e2e] force delete #%d of %s: the new worker committed a batch %.1f s later%n", recoverySeconds.size(),
+                        pod, seconds);
+                violations.addAll(job.groupOffsetsAheadOfTable());
+            }
+        }
+        System.out.println("[e2e] produced " + job.produced() + " records; " + recoverySeconds.size() + " force deletes, "
+                + kills + " kills; seconds from force delete to the new worker's first commit: " + recoverySeconds
+                + "; phases seen " + phases + ", worker states seen " + workerStates);
+        System.out.println("[e2e] new workers seen waiting for the old one's checkpoint lock: " + lockWaits.size()
+                + (lockWaits.isEmpty() ? "" : ", e.g. " + lockWaits.iterator().next()));
+        assertThat(recoverySeconds).hasSize(FORCE_DELETES);
+        assertThat(violations).as("consumer-group offsets ahead of the table").isEmpty();
+        job.awaitExactTable(E2ESettings.WAIT);
+        sample(job.status(), phases, workerStates);
+        assertThat(phases).as("phases seen").doesNotContain(Phase.Failed);
+        assertThat(workerStates).as("worker states seen").doesNotContain("FAILED");
+        assertThat(job.groupOffsetsAheadOfTable()).isEmpty();
+        job.awaitStatus("Running again", E2ESettings.WAIT, s -> s.phase == Phase.Running);
+    }
+
+    private static void sample(StreamJobStatus s, Set<Phase> phases, Set<String> workerStates) {
+        if (s == null) {
+            return;
+        }
+        if (s.phase != null) {
+            phases.add(s.phase);
+        }
+        if (s.workers != null) {
+            s.workers.forEach(w -> {
+                if (w.state != null) {
+                    workerStates.add(w.state);
+                }
+            });
+        }
+    }
+
+    /** The worker's {@code /progress} at the pod's address (pods are routed from the machine into the stack), or null. */
+    private static JsonNode progress(String podIp) {
+        try {
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + podIp + ":8080/progress"))
+                    .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 ? JSON.readTree(response.body()) : null;
+        } catch (java.io.IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+}
