@@ -289,6 +289,26 @@ class CassandraSinkIT {
         assertThat(s.execute("SELECT count(*) FROM " + ks + ".paid_orders").one().getLong(0)).isEqualTo(10);
     }
 
+    /**
+     * A refusal that is not the record's fault (the table dropped under a running job) is no bad
+     * record: the sink fails the batch with an error naming the table, the record and Cassandra's
+     * words, which the worker treats as permanent.
+     */
+    @Test
+    void aWriteToADroppedTableFailsNamingTheTableAndTheRecord(CassandraNode cassandra) throws BadRowException {
+        String ks = cassandra.createKeyspace("dropped");
+        CqlSession s = cassandra.session();
+        s.execute(OrderStream.createTable(ks, "paid_orders"));
+        CassandraSink sink = open(cassandra, ks, "paid_orders", Map.of());
+        RowSink.Write write = sink.prepare(record(7), Map.of("order_id", "o1", "amount", 1.0, "customer", "c", "seq", 1L), 1);
+        s.execute(com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance("DROP TABLE " + ks + ".paid_orders")
+                .setTimeout(java.time.Duration.ofSeconds(60)));
+
+        assertThatThrownBy(() -> sink.writeAll(List.of(write), QUIET)).isInstanceOf(SinkException.class)
+                .hasMessageStartingWith("Cassandra refused a write to " + ks + ".paid_orders (the row of record t-0 offset 7, ")
+                .satisfies(e -> assertThat(FailureKind.of(e)).isEqualTo(FailureKind.PERMANENT));
+    }
+
     private static int rows(Statement<?> request) {
         return request instanceof BatchStatement batch ? batch.size() : 1;
     }
