@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
 import io.oncestream.api.StreamJob;
+import io.oncestream.operator.status.PhaseEvents;
 
 /** Records {@link PhaseEvents} as core/v1 Events on the StreamJob ({@code kubectl describe sj} shows them). */
 final class JobEvents {

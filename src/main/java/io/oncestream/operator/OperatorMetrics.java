@@ -6,14 +6,15 @@ import java.util.function.IntSupplier;
 
 import jakarta.inject.Singleton;
 
+import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
 
 import io.oncestream.api.StreamJob;
-
 import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.operator.progress.WorkerPods;
+import io.oncestream.operator.status.StatusProjection;
 
 /**
  * The operator's own Prometheus metrics on {@code /q/metrics}: reconciliations, status

@@ -17,6 +17,9 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 
 import io.oncestream.api.StreamJob;
+import io.oncestream.operator.progress.ProgressPoller;
+import io.oncestream.operator.progress.WorkerPods;
+import io.oncestream.operator.status.StatusProjection;
 
 /**
  * Reads {@code /progress} again, every poll interval, of the jobs that have a worker with an

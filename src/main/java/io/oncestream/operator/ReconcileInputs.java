@@ -4,6 +4,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 
 import io.oncestream.api.StreamJob;
 import io.oncestream.engine.config.JobConfig;
+import io.oncestream.operator.model.WorkerSettings;
 
 /**
  * What the reconciler computed once per reconcile and hands to the dependents: the checked

@@ -38,6 +38,17 @@ import io.oncestream.api.StreamJobStatus;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
+import io.oncestream.operator.cache.CachedObjects;
+import io.oncestream.operator.model.CheckedSpecs;
+import io.oncestream.operator.model.CheckpointCompatibility;
+import io.oncestream.operator.model.WorkerJobConfigs;
+import io.oncestream.operator.model.WorkerSettings;
+import io.oncestream.operator.progress.ProgressPoller;
+import io.oncestream.operator.progress.WorkerPods;
+import io.oncestream.operator.status.PhaseEvents;
+import io.oncestream.operator.status.ReconcileFailures;
+import io.oncestream.operator.status.StatusChanges;
+import io.oncestream.operator.status.StatusProjection;
 
 /**
  * Reconciles a StreamJob: checks the spec (CEL compiled, fields mapped), refuses changes its

@@ -12,6 +12,9 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDep
 
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
+import io.oncestream.operator.cache.AppliedObjects;
+import io.oncestream.operator.cache.CachedObjects;
+import io.oncestream.operator.model.WorkerConfigMaps;
 
 /**
  * The job's ConfigMap; desired state from {@link WorkerConfigMaps}. Applied with server-side

@@ -9,6 +9,9 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDep
 
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
+import io.oncestream.operator.cache.AppliedObjects;
+import io.oncestream.operator.cache.CachedObjects;
+import io.oncestream.operator.model.WorkerServices;
 
 /** The workers' headless Service; desired state from {@link WorkerServices}. */
 @KubernetesDependent(informer = @Informer(labelSelector = StreamJobResources.MANAGED_SELECTOR,

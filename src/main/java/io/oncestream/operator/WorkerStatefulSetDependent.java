@@ -11,6 +11,10 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDep
 
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
+import io.oncestream.operator.cache.AppliedObjects;
+import io.oncestream.operator.cache.CachedObjects;
+import io.oncestream.operator.model.WorkerConfigMaps;
+import io.oncestream.operator.model.WorkerStatefulSets;
 
 /** The workers' StatefulSet; desired state from {@link WorkerStatefulSets}, rolled by the config hash. */
 @KubernetesDependent(informer = @Informer(labelSelector = StreamJobResources.MANAGED_SELECTOR,

@@ -14,11 +14,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import io.oncestream.engine.config.JobConfig;
-import io.oncestream.operator.WorkerConfigMaps;
-import io.oncestream.operator.WorkerJobConfigs;
-import io.oncestream.operator.WorkerServices;
-import io.oncestream.operator.WorkerSettings;
-import io.oncestream.operator.WorkerStatefulSets;
+import io.oncestream.operator.model.WorkerConfigMaps;
+import io.oncestream.operator.model.WorkerJobConfigs;
+import io.oncestream.operator.model.WorkerServices;
+import io.oncestream.operator.model.WorkerSettings;
+import io.oncestream.operator.model.WorkerStatefulSets;
 import io.oncestream.testing.Awaits;
 import io.oncestream.testing.Command;
 import io.oncestream.testing.KubeCluster;

@@ -73,4 +73,28 @@ class PackageBoundariesTest {
                 .allowEmptyShould(true)
                 .check(MAIN);
     }
+
+    /**
+     * The operator's rooms: {@code model} builds desired objects and worker configurations as pure
+     * functions, {@code status} projects what workers report into a status, {@code progress}
+     * reads the workers, {@code cache} keeps what the informers hold small. None of them calls
+     * the API server or the reconciler (the root package, which wires them); status and model
+     * read no worker; only progress opens connections (to the workers).
+     */
+    @Test
+    void theOperatorsRoomsCallNoApiServerAndDependOnlyDownwards() {
+        noClasses().that().resideInAnyPackage("io.oncestream.operator.model..", "io.oncestream.operator.status..",
+                        "io.oncestream.operator.progress..", "io.oncestream.operator.cache..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.fabric8.kubernetes.client.dsl..",
+                        "io.fabric8.kubernetes.client.informers..", "io.javaoperatorsdk.operator.api.reconciler..")
+                .orShould().dependOnClassesThat().areAssignableTo(io.fabric8.kubernetes.client.KubernetesClient.class)
+                .orShould().dependOnClassesThat().resideInAPackage("io.oncestream.operator")
+                .check(MAIN);
+        noClasses().that().resideInAnyPackage("io.oncestream.operator.model..", "io.oncestream.operator.status..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.oncestream.operator.progress..", "java.net.http..")
+                .check(MAIN);
+        noClasses().that().resideInAPackage("io.oncestream.operator.status..")
+                .should().dependOnClassesThat().resideInAPackage("io.oncestream.operator.cache..")
+                .check(MAIN);
+    }
 }

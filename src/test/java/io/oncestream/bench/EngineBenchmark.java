@@ -15,17 +15,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
-
-import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.BoundStatement;
-import com.datastax.oss.driver.api.core.cql.PreparedStatement;
-import com.datastax.oss.driver.api.core.cql.Statement;
 
 import io.oncestream.engine.ProgressTracker;
 import io.oncestream.engine.RowSink;
@@ -323,7 +322,7 @@ public final class EngineBenchmark {
                 + " median of %d runs after one not measured; on %s; JAVA_TOOL_OPTIONS as in an availableNow job's worker pod: %s;"
                 + " JDK_JAVA_OPTIONS as in the image: %s)%n", records, passingRecords,
                 runs, workerJdk == null ? System.getProperty("java.home") : workerJdk,
-                io.oncestream.operator.WorkerStatefulSets.AVAILABLE_NOW_JVM_OPTIONS,
+                io.oncestream.operator.model.WorkerStatefulSets.AVAILABLE_NOW_JVM_OPTIONS,
                 java.util.Objects.requireNonNullElse(imageJdkJavaOptions(workerJava), "none (before Java 24)"));
         for (int set = 0; set < variants.size(); set++) {
             List<double[]> r = results.get(set);
@@ -531,7 +530,7 @@ public final class EngineBenchmark {
         javaArguments.addAll(List.of("-jar", jar.toString(), "worker", "--config", job.toString(), "--checkpoint",
                 dir.resolve("checkpoint").toString(), "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0"));
         ProcessBuilder command = timedJava(java, javaArguments, output, times);
-        command.environment().put("JAVA_TOOL_OPTIONS", io.oncestream.operator.WorkerStatefulSets.AVAILABLE_NOW_JVM_OPTIONS);
+        command.environment().put("JAVA_TOOL_OPTIONS", io.oncestream.operator.model.WorkerStatefulSets.AVAILABLE_NOW_JVM_OPTIONS);
         String imageOptions = imageJdkJavaOptions(java);
         if (imageOptions != null) {
             command.environment().put("JDK_JAVA_OPTIONS", imageOptions);

@@ -25,6 +25,7 @@ import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.api.TestManifests;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
+import io.oncestream.operator.model.WorkerConfigMaps;
 import io.oncestream.testing.AuditLog;
 import io.oncestream.testing.Awaits;
 

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.oncestream.engine.EngineState;
 import io.oncestream.engine.Progress;
+import io.oncestream.operator.status.WorkerProgress;
 
 /** {@code GET /progress} documents exactly as a worker serves them: the engine's own Progress record, serialised. */
 public final class ProgressDocuments {
@@ -22,7 +23,7 @@ public final class ProgressDocuments {
      * {@code orders}: worker 0 IDLE after batch 12 at 500 of 520, worker 1 WRITING after batch
      * 11 at 480 of 480. Together: batch 11, lag 20, 2,000 read, 2,000 records/s.
      */
-    static String healthy(String jobId, int index) {
+    public static String healthy(String jobId, int index) {
         return index == 0
                 ? json(jobId, 0, EngineState.IDLE, 12, Map.of("orders-0", new long[] {500, 520}), true, null)
                 : json(jobId, 1, EngineState.WRITING, 11, Map.of("orders-1", new long[] {480, 480}), true, null);
@@ -48,7 +49,7 @@ public final class ProgressDocuments {
     }
 
     /** Worker {@code workerIndex} of shop/paid-orders, as the operator parses it. */
-    static WorkerProgress parsed(int workerIndex, EngineState state, long batchId, Map<String, long[]> partitions,
+    public static WorkerProgress parsed(int workerIndex, EngineState state, long batchId, Map<String, long[]> partitions,
             boolean sinkAvailable, String error) {
         return WorkerProgress.parse(json("shop/paid-orders", workerIndex, state, batchId, partitions, sinkAvailable, error));
     }

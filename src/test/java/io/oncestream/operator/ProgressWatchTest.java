@@ -14,16 +14,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import com.sun.net.httpserver.HttpServer;
 
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import io.oncestream.engine.EngineState;
+import io.oncestream.operator.progress.ProgressPoller;
+import io.oncestream.operator.progress.WorkerPods;
 import io.oncestream.testing.Awaits;
 
 /**

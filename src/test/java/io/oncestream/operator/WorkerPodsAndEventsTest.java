@@ -13,6 +13,10 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.operator.TestJobs;
+import io.oncestream.operator.progress.WorkerPods;
+import io.oncestream.operator.status.PhaseEvents;
+import io.oncestream.operator.status.StatusProjection;
 
 /** Which pods are polled, and which status changes become Kubernetes Events. */
 class WorkerPodsAndEventsTest {
@@ -46,7 +50,7 @@ class WorkerPodsAndEventsTest {
 
     @Test
     void eventsOnPhaseChangesAndOnRejectedSpecsOnly() {
-        StreamJob job = WorkerResourcesTest.job("");
+        StreamJob job = TestJobs.job("");
         StreamJobStatus pending = StatusProjection.project(job, null, null, List.of(
                 new StatusProjection.Worker("paid-orders-0", true, false, null, "pod is Pending")), T0);
         assertThat(PhaseEvents.between(null, pending)).extracting(e -> e.type() + " " + e.reason())

@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.model;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,12 +8,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.client.utils.Serialization;
 

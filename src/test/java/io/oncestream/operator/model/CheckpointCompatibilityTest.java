@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,11 +8,12 @@ import org.junit.jupiter.api.Test;
 
 import io.oncestream.api.StreamJob;
 import io.oncestream.engine.config.JobConfig;
+import io.oncestream.operator.TestJobs;
 
 class CheckpointCompatibilityTest {
 
     private static JobConfig config(String extraSpec) {
-        return WorkerJobConfigs.from(WorkerResourcesTest.job(extraSpec));
+        return WorkerJobConfigs.from(TestJobs.job(extraSpec));
     }
 
     @Test
@@ -30,7 +31,7 @@ class CheckpointCompatibilityTest {
                 .startsWith("spec.parallelism changed from 2 to 3: the job has checkpoints")
                 .contains("revert the change");
 
-        StreamJob retargeted = WorkerResourcesTest.job("  parallelism: 2\n");
+        StreamJob retargeted = TestJobs.job("  parallelism: 2\n");
         retargeted.getSpec().source.kafka.topics = List.of("orders", "refunds");
         retargeted.getSpec().sink.cassandra.table = "paid_orders_v2";
         JobConfig other = WorkerJobConfigs.from(retargeted);

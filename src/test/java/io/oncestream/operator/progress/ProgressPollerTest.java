@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.progress;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,13 +11,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import com.sun.net.httpserver.HttpServer;
-
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+
+import io.oncestream.operator.ProgressDocuments;
+import io.oncestream.operator.status.StatusProjection;
 
 /**
  * The poller takes a progress document only from the worker it asked: a pod address that now

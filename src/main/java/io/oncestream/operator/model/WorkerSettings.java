@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.model;
 
 /**
  * Operator-wide settings the worker objects are built with.

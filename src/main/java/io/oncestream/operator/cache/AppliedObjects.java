@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.cache;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -22,13 +22,13 @@ import io.oncestream.api.StreamJobResources;
  * (ConfigMap data, StatefulSet replicas). The object is applied again when the digests differ
  * (the job or the operator changed) or a kept field differs (a hand edit, undone).
  */
-final class AppliedObjects {
+public final class AppliedObjects {
 
     private AppliedObjects() {
     }
 
     /** {@code desired} with the digest of its content (computed before the digest is added) in its annotations. */
-    static <R extends HasMetadata> R stamped(R desired) {
+    public static <R extends HasMetadata> R stamped(R desired) {
         String digest = digest(Serialization.asJson(desired));
         Map<String, String> annotations = desired.getMetadata().getAnnotations() == null ? new HashMap<>()
                 : new HashMap<>(desired.getMetadata().getAnnotations());
@@ -38,7 +38,7 @@ final class AppliedObjects {
     }
 
     /** Matches when the actual object carries the desired digest and {@code keptFieldsEqual}. */
-    static <R extends HasMetadata> Matcher.Result<R> match(R actual, R desired, boolean keptFieldsEqual) {
+    public static <R extends HasMetadata> Matcher.Result<R> match(R actual, R desired, boolean keptFieldsEqual) {
         return Matcher.Result.computed(keptFieldsEqual && Objects.equals(digestOf(actual), digestOf(desired)), desired);
     }
 

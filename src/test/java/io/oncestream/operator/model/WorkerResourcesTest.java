@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -20,6 +20,7 @@ import io.oncestream.engine.config.DeadLetterMode;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
+import io.oncestream.operator.TestJobs;
 
 /** The pure builders of a job's worker objects, without a cluster. */
 class WorkerResourcesTest {
@@ -30,23 +31,10 @@ class WorkerResourcesTest {
      * The example of deploy/examples (namespace, uid and generation added as the API server
      * would), with {@code extraSpec} lines appended to its spec.
      */
-    static StreamJob job(String extraSpec) {
-        try {
-            String example = java.nio.file.Files.readString(io.oncestream.testing.LocalService.repoDir()
-                    .resolve("deploy/examples/paid-orders.yaml"));
-            String yaml = example.replace("  name: paid-orders\n", "  name: paid-orders\n  namespace: shop\n  uid: 1234-abcd\n"
-                    + "  generation: 3\n");
-            // Drop the example's optional settings that some tests set themselves.
-            yaml = yaml.replaceAll("(?m)^  (deadLetter|trigger|parallelism|checkpoint):.*\n(    .*\n)*", "");
-            return Serialization.unmarshal(yaml + extraSpec, StreamJob.class);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
 
     @Test
     void workerConfigCarriesTheSpecAndNoCredentials() {
-        JobConfig config = WorkerJobConfigs.from(job("  trigger: {interval: 1m30s}\n  parallelism: 3\n"));
+        JobConfig config = WorkerJobConfigs.from(TestJobs.job("  trigger: {interval: 1m30s}\n  parallelism: 3\n"));
         assertThat(config.jobId()).isEqualTo("shop/paid-orders");
         assertThat(config.source().groupId()).isEqualTo("oncestream-shop.paid-orders");
         assertThat(config.trigger().intervalMs()).isEqualTo(90_000);
@@ -55,26 +43,26 @@ class WorkerResourcesTest {
                 Map.entry("amount", "value.amount"), Map.entry("customer", "value.customer.name"));
         assertThat(config.deadLetter().mode()).isEqualTo(DeadLetterMode.FAIL);
 
-        ConfigMap cm = WorkerConfigMaps.desired(job(""), WorkerJobConfigs.from(job("")));
+        ConfigMap cm = WorkerConfigMaps.desired(TestJobs.job(""), WorkerJobConfigs.from(TestJobs.job("")));
         assertThat(cm.getMetadata().getName()).isEqualTo("paid-orders-config");
         assertOwned(cm.getMetadata().getOwnerReferences());
         String json = cm.getData().get("job.json");
-        assertThat(JobConfigs.parse(json)).isEqualTo(WorkerJobConfigs.from(job("")));
+        assertThat(JobConfigs.parse(json)).isEqualTo(WorkerJobConfigs.from(TestJobs.job("")));
         assertThat(json).doesNotContain("cassandra-creds").doesNotContain("password");
     }
 
     @Test
     void invalidExpressionsAndNamesAreReportedWithTheSpecField() {
-        StreamJob badColumn = job("");
+        StreamJob badColumn = TestJobs.job("");
         badColumn.getSpec().sink.cassandra.columns.put("amount", "value.amount +");
         assertThatThrownBy(() -> WorkerJobConfigs.from(badColumn))
                 .isInstanceOf(InvalidConfigException.class)
                 .satisfies(e -> assertThat(((InvalidConfigException) e).field()).isEqualTo("spec.sink.cassandra.columns.amount"));
-        StreamJob badName = job("");
+        StreamJob badName = TestJobs.job("");
         badName.getSpec().sink.cassandra.columns.put("bad-name", "value.x");
         assertThatThrownBy(() -> WorkerJobConfigs.from(badName))
                 .satisfies(e -> assertThat(((InvalidConfigException) e).field()).isEqualTo("spec.sink.cassandra.columns.bad-name"));
-        StreamJob badFilter = job("");
+        StreamJob badFilter = TestJobs.job("");
         badFilter.getSpec().filter = "value.amount + 1";
         assertThatThrownBy(() -> WorkerJobConfigs.from(badFilter))
                 .hasMessageStartingWith("spec.filter: CEL expression does not compile");
@@ -82,7 +70,7 @@ class WorkerResourcesTest {
 
     @Test
     void serviceIsHeadlessAndSelectsTheWorkers() {
-        Service s = WorkerServices.desired(job(""));
+        Service s = WorkerServices.desired(TestJobs.job(""));
         assertThat(s.getMetadata().getName()).isEqualTo("paid-orders-workers");
         assertThat(s.getSpec().getClusterIP()).isEqualTo("None");
         assertThat(s.getSpec().getSelector()).containsEntry("app.kubernetes.io/instance", "paid-orders");
@@ -93,7 +81,7 @@ class WorkerResourcesTest {
     @Test
     void kafkaSecretIsMountedReadOnlyAndNeverCopied() {
         String yaml = "  parallelism: 1\n";
-        StreamJob job = job(yaml);
+        StreamJob job = TestJobs.job(yaml);
         job.getSpec().source.kafka.secretRef = new io.oncestream.api.StreamJobSpec.SecretRef();
         job.getSpec().source.kafka.secretRef.name = "kafka-sasl";
         StatefulSet sts = WorkerStatefulSets.desired(job, SETTINGS, "abc123");
@@ -108,13 +96,13 @@ class WorkerResourcesTest {
                 .satisfies(e -> assertThat(e.getValue()).isEqualTo("/var/run/secrets/oncestream/kafka"));
         assertThat(WorkerConfigMaps.desired(job, WorkerJobConfigs.from(job)).getData().get("job.json")).doesNotContain("kafka-sasl");
 
-        StatefulSet without = WorkerStatefulSets.desired(job(yaml), SETTINGS, "abc123");
+        StatefulSet without = WorkerStatefulSets.desired(TestJobs.job(yaml), SETTINGS, "abc123");
         assertThat(without.getSpec().getTemplate().getSpec().getVolumes()).noneMatch(v -> v.getName().equals("kafka-secret"));
     }
 
     @Test
     void statefulSetRunsLockedDownWorkersWithCheckpointVolumes() {
-        StreamJob job = job("  parallelism: 4\n  checkpoint: {size: 5Gi, storageClassName: fast, whenDeleted: Delete}\n");
+        StreamJob job = TestJobs.job("  parallelism: 4\n  checkpoint: {size: 5Gi, storageClassName: fast, whenDeleted: Delete}\n");
         job.getSpec().sink.cassandra.secretRef = new io.oncestream.api.StreamJobSpec.SecretRef();
         job.getSpec().sink.cassandra.secretRef.name = "cassandra-creds";
         StatefulSet sts = WorkerStatefulSets.desired(job, SETTINGS, "abc123");
@@ -150,13 +138,13 @@ class WorkerResourcesTest {
 
     @Test
     void checkpointClaimsTakeTheAccessModeOfTheSpec() {
-        StatefulSet sts = WorkerStatefulSets.desired(job("  checkpoint: {accessMode: ReadWriteOncePod}\n"), SETTINGS, "h");
+        StatefulSet sts = WorkerStatefulSets.desired(TestJobs.job("  checkpoint: {accessMode: ReadWriteOncePod}\n"), SETTINGS, "h");
         assertThat(sts.getSpec().getVolumeClaimTemplates().get(0).getSpec().getAccessModes()).containsExactly("ReadWriteOncePod");
     }
 
     @Test
     void suspendScalesToZeroAndAnImageOverrideIsUsed() {
-        StatefulSet sts = WorkerStatefulSets.desired(job("  suspend: true\n  worker: {image: my/worker:2}\n"), SETTINGS, "h");
+        StatefulSet sts = WorkerStatefulSets.desired(TestJobs.job("  suspend: true\n  worker: {image: my/worker:2}\n"), SETTINGS, "h");
         assertThat(sts.getSpec().getReplicas()).isZero();
         assertThat(sts.getSpec().getTemplate().getSpec().getContainers().get(0).getImage()).isEqualTo("my/worker:2");
         assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted()).isEqualTo("Retain");
@@ -164,7 +152,7 @@ class WorkerResourcesTest {
 
     @Test
     void nodeSelectorAndTolerationsReachThePodTemplate() {
-        var pod = WorkerStatefulSets.desired(job("  worker:\n    nodeSelector: {disk: ssd}\n"
+        var pod = WorkerStatefulSets.desired(TestJobs.job("  worker:\n    nodeSelector: {disk: ssd}\n"
                 + "    tolerations: [{key: dedicated, operator: Equal, value: streams, effect: NoSchedule}]\n"), SETTINGS, "h")
                 .getSpec().getTemplate().getSpec();
         assertThat(pod.getNodeSelector()).containsExactlyEntriesOf(java.util.Map.of("disk", "ssd"));
@@ -173,20 +161,20 @@ class WorkerResourcesTest {
             assertThat(t.getValue()).isEqualTo("streams");
             assertThat(t.getEffect()).isEqualTo("NoSchedule");
         });
-        var plain = WorkerStatefulSets.desired(job(""), SETTINGS, "h").getSpec().getTemplate().getSpec();
+        var plain = WorkerStatefulSets.desired(TestJobs.job(""), SETTINGS, "h").getSpec().getTemplate().getSpec();
         assertThat(plain.getNodeSelector()).isNullOrEmpty();
         assertThat(plain.getTolerations()).isNullOrEmpty();
     }
 
     @Test
     void jvmOptionsOfTheJobFollowTheDefaultsSoThatTheyWin() {
-        java.util.function.Function<String, String> javaToolOptions = extra -> WorkerStatefulSets.desired(job(extra), SETTINGS, "h")
+        java.util.function.Function<String, String> javaToolOptions = extra -> WorkerStatefulSets.desired(TestJobs.job(extra), SETTINGS, "h")
                 .getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
                 .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS")).map(EnvVar::getValue).findFirst().orElseThrow();
         String defaults = "-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp -XX:Tier4InvocationThreshold=100000"
                 + " -XX:Tier4MinInvocationThreshold=12000 -XX:Tier4CompileThreshold=300000 -XX:Tier4BackEdgeThreshold=800000";
         assertThat(javaToolOptions.apply("")).isEqualTo(defaults);
-        assertThat(WorkerStatefulSets.desired(job(""), SETTINGS, "h").getSpec().getTemplate().getSpec().getContainers().get(0)
+        assertThat(WorkerStatefulSets.desired(TestJobs.job(""), SETTINGS, "h").getSpec().getTemplate().getSpec().getContainers().get(0)
                 .getTerminationMessagePolicy()).as("a failed worker's log tail reaches its pod's status").isEqualTo("FallbackToLogsOnError");
         assertThat(javaToolOptions.apply("  worker: {image: my/worker:2}\n")).isEqualTo(defaults);
         assertThat(javaToolOptions.apply("  worker:\n    jvmOptions: \"-XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=50\"\n"))
@@ -201,7 +189,7 @@ class WorkerResourcesTest {
 
     @Test
     void aDrainedJobKeepsItsTemplateButRunsNoWorkers() {
-        StreamJob job = job("  parallelism: 3\n");
+        StreamJob job = TestJobs.job("  parallelism: 3\n");
         StatefulSet running = WorkerStatefulSets.desired(job, SETTINGS, "h", false);
         StatefulSet drained = WorkerStatefulSets.desired(job, SETTINGS, "h", true);
         assertThat(running.getSpec().getReplicas()).isEqualTo(3);
@@ -212,9 +200,9 @@ class WorkerResourcesTest {
 
     @Test
     void configHashFollowsTheConfiguration() {
-        String a = WorkerConfigMaps.hash(WorkerJobConfigs.from(job("")));
-        String b = WorkerConfigMaps.hash(WorkerJobConfigs.from(job("")));
-        StreamJob changed = job("");
+        String a = WorkerConfigMaps.hash(WorkerJobConfigs.from(TestJobs.job("")));
+        String b = WorkerConfigMaps.hash(WorkerJobConfigs.from(TestJobs.job("")));
+        StreamJob changed = TestJobs.job("");
         changed.getSpec().filter = "true";
         String c = WorkerConfigMaps.hash(WorkerJobConfigs.from(changed));
         assertThat(a).isEqualTo(b).isNotEqualTo(c).hasSize(16);

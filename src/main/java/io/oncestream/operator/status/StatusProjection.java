@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.status;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -10,8 +10,8 @@ import io.oncestream.api.Condition;
 import io.oncestream.api.ConditionReason;
 import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
-import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.api.StreamJobStatus;
+import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.engine.checkpoint.TopicPartitionKey;
 
 /**

@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,6 +19,13 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.engine.config.JobConfig;
+import io.oncestream.operator.TestJobs;
+import io.oncestream.operator.model.WorkerConfigMaps;
+import io.oncestream.operator.model.WorkerJobConfigs;
+import io.oncestream.operator.model.WorkerServices;
+import io.oncestream.operator.model.WorkerSettings;
+import io.oncestream.operator.model.WorkerStatefulSets;
+import io.oncestream.operator.progress.WorkerPods;
 
 /**
  * What the informers keep of each object (CachedObjects) is enough for every decision the
@@ -134,7 +141,7 @@ class CachedObjectsTest {
 
     @Test
     void aCachedStreamJobLosesOnlyManagedFieldsAndTheLastAppliedAnnotation() {
-        StreamJob job = WorkerResourcesTest.job("");
+        StreamJob job = TestJobs.job("");
         job.getMetadata().setAnnotations(Map.of(CachedObjects.LAST_APPLIED, Serialization.asJson(job), "team", "payments"));
         job.getMetadata().setManagedFields(List.of(new ManagedFieldsEntryBuilder().withManager("kubectl").build()));
         String spec = Serialization.asJson(job.getSpec());
@@ -143,7 +150,7 @@ class CachedObjectsTest {
         assertThat(kept.getMetadata().getManagedFields()).isNullOrEmpty();
         assertThat(Serialization.asJson(kept.getSpec())).isEqualTo(spec);
         assertThat(kept.getMetadata().getGeneration()).isEqualTo(3);
-        assertThat(WorkerJobConfigs.from(kept)).isEqualTo(WorkerJobConfigs.from(WorkerResourcesTest.job("")));
+        assertThat(WorkerJobConfigs.from(kept)).isEqualTo(WorkerJobConfigs.from(TestJobs.job("")));
     }
 
     /** The StatefulSet as the API server would return it after the operator applied {@code applied}. */
@@ -170,18 +177,18 @@ class CachedObjectsTest {
 
     @Test
     void anOwnedStatefulSetIsAppliedAgainWhenTheJobChangesOrItsReplicasWereEditedNeverOtherwise() {
-        StreamJob job = WorkerResourcesTest.job("  parallelism: 2\n");
+        StreamJob job = TestJobs.job("  parallelism: 2\n");
         StatefulSet cached = CachedObjects.statefulSet(asStored(desiredStatefulSet(job)));
         assertThat(cached.getSpec().getTemplate()).isNull();
         assertThat(cached.getStatus()).isNull();
         assertThat(cached.getMetadata().getManagedFields()).isEmpty();
         assertThat(cached.getMetadata().getOwnerReferences()).hasSize(1);
 
-        assertThat(matches(cached, desiredStatefulSet(WorkerResourcesTest.job("  parallelism: 2\n"))))
+        assertThat(matches(cached, desiredStatefulSet(TestJobs.job("  parallelism: 2\n"))))
                 .as("the same job, desired again: nothing to apply").isTrue();
-        assertThat(matches(cached, desiredStatefulSet(WorkerResourcesTest.job("  parallelism: 3\n"))))
+        assertThat(matches(cached, desiredStatefulSet(TestJobs.job("  parallelism: 3\n"))))
                 .as("parallelism changed").isFalse();
-        assertThat(matches(cached, desiredStatefulSet(WorkerResourcesTest.job("  parallelism: 2\n  worker: {image: other:1}\n"))))
+        assertThat(matches(cached, desiredStatefulSet(TestJobs.job("  parallelism: 2\n  worker: {image: other:1}\n"))))
                 .as("image changed").isFalse();
         StatefulSet scaledByHand = Serialization.clone(cached);
         scaledByHand.getSpec().setReplicas(0);
@@ -193,7 +200,7 @@ class CachedObjectsTest {
 
     @Test
     void anOwnedConfigMapIsAppliedAgainWhenItsDataWasEditedAndAServiceWhenItChanged() {
-        StreamJob job = WorkerResourcesTest.job("");
+        StreamJob job = TestJobs.job("");
         ConfigMap desired = AppliedObjects.stamped(WorkerConfigMaps.desired(job, WorkerJobConfigs.from(job)));
         ConfigMap stored = Serialization.clone(desired);
         stored.getMetadata().setManagedFields(List.of(new ManagedFieldsEntryBuilder().withManager("streamjob").build()));
@@ -208,7 +215,7 @@ class CachedObjectsTest {
         Service service = CachedObjects.service(AppliedObjects.stamped(WorkerServices.desired(job)));
         assertThat(service.getSpec()).isNull();
         assertThat(AppliedObjects.match(service, AppliedObjects.stamped(WorkerServices.desired(job)), true).matched()).isTrue();
-        StreamJob other = WorkerResourcesTest.job("");
+        StreamJob other = TestJobs.job("");
         other.getMetadata().setUid("another-uid"); // the job deleted and created again under its name
         assertThat(AppliedObjects.match(service, AppliedObjects.stamped(WorkerServices.desired(other)), true).matched()).isFalse();
     }

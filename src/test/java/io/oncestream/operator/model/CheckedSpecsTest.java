@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 import io.oncestream.api.StreamJob;
+import io.oncestream.operator.TestJobs;
 
 class CheckedSpecsTest {
 
@@ -18,7 +19,7 @@ class CheckedSpecsTest {
             compiled.incrementAndGet();
             return WorkerJobConfigs.from(job);
         });
-        StreamJob job = WorkerResourcesTest.job("");
+        StreamJob job = TestJobs.job("");
         for (int i = 0; i < 5; i++) {
             assertThat(specs.of(job, Set::of).config().filter()).isEqualTo(job.getSpec().filter);
         }
@@ -31,7 +32,7 @@ class CheckedSpecsTest {
         assertThat(compiled).hasValue(2);
 
         for (int i = 0; i < CheckedSpecs.PRUNE_EVERY; i++) {
-            StreamJob other = WorkerResourcesTest.job("");
+            StreamJob other = TestJobs.job("");
             other.getMetadata().setUid("uid-" + i);
             specs.of(other, () -> Set.of("1234-abcd"));
         }

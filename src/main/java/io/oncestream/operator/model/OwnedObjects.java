@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.model;
 
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -8,7 +8,7 @@ import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 
 /** Metadata of an object owned by a StreamJob: name, namespace, labels, controller reference. */
-final class OwnedObjects {
+public final class OwnedObjects {
 
     private OwnedObjects() {
     }

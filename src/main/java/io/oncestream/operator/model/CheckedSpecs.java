@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.model;
 
 import java.util.Map;
 import java.util.Set;
@@ -16,10 +16,10 @@ import io.oncestream.engine.config.JobConfig;
  * reconciles repeat every poll interval, and compiling a job's CEL each time would be work
  * done again for an unchanged spec.
  */
-final class CheckedSpecs {
+public final class CheckedSpecs {
 
     /** A spec's configuration, or why it is invalid (then config is null). */
-    record Checked(long generation, JobConfig config, String error) {
+    public record Checked(long generation, JobConfig config, String error) {
     }
 
     static final int PRUNE_EVERY = 256;
@@ -28,7 +28,7 @@ final class CheckedSpecs {
     private final Map<String, Checked> byUid = new ConcurrentHashMap<>();
     private final AtomicLong checks = new AtomicLong();
 
-    CheckedSpecs(Function<StreamJob, JobConfig> checker) {
+    public CheckedSpecs(Function<StreamJob, JobConfig> checker) {
         this.checker = checker;
     }
 
@@ -36,7 +36,7 @@ final class CheckedSpecs {
      * @param live uids of the jobs that exist, asked for now and then (every {@value #PRUNE_EVERY}
      *             checks) to forget deleted jobs
      */
-    Checked of(StreamJob job, Supplier<Set<String>> live) {
+    public Checked of(StreamJob job, Supplier<Set<String>> live) {
         String uid = job.getMetadata().getUid();
         long generation = job.getMetadata().getGeneration() == null ? 0 : job.getMetadata().getGeneration();
         Checked known = byUid.get(uid);
@@ -56,7 +56,7 @@ final class CheckedSpecs {
         return checked;
     }
 
-    int size() {
+    public int size() {
         return byUid.size();
     }
 }

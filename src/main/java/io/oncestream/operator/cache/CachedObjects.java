@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.cache;
 
 import java.util.HashMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.status;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -6,8 +6,8 @@ import java.util.Objects;
 
 import io.oncestream.api.Condition;
 import io.oncestream.api.ConditionType;
-import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.api.StreamJobStatus;
+import io.oncestream.api.StreamJobStatus.Phase;
 
 /**
  * The Kubernetes Events a status change deserves: one when the phase changes, one when the

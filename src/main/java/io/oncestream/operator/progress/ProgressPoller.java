@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.progress;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -9,6 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+
+import io.oncestream.operator.status.StatusProjection;
+import io.oncestream.operator.status.WorkerProgress;
 
 /**
  * Reads {@code GET /progress} of a job's worker pods, all at once, each with a short timeout:

@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.progress;
 
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.status;
 
 import java.util.Map;
 

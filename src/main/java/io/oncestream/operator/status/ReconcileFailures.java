@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.status;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -11,7 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
 
 /** What a failed reconcile says in a condition and an event: the API server's own words where it gave some. */
-final class ReconcileFailures {
+public final class ReconcileFailures {
 
     private static final int MAX = 1000;
 
@@ -23,7 +23,7 @@ final class ReconcileFailures {
      * {@code services "x-workers" is forbidden: exceeded quota ...}), one per failed dependent
      * object; otherwise the innermost message.
      */
-    static String describe(Throwable failure) {
+    public static String describe(Throwable failure) {
         List<String> messages = new ArrayList<>();
         collect(failure, messages, Collections.newSetFromMap(new IdentityHashMap<>()));
         String text = messages.isEmpty() ? failure.getClass().getSimpleName() : String.join("; ", messages);

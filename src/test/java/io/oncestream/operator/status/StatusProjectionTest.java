@@ -1,4 +1,4 @@
-package io.oncestream.operator;
+package io.oncestream.operator.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,9 +11,11 @@ import org.junit.jupiter.api.Test;
 import io.oncestream.api.Condition;
 import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
-import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.api.StreamJobStatus;
+import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.engine.EngineState;
+import io.oncestream.operator.ProgressDocuments;
+import io.oncestream.operator.TestJobs;
 
 /** The status projection, fed with progress documents serialised exactly as the worker serves them. */
 class StatusProjectionTest {
@@ -23,7 +25,7 @@ class StatusProjectionTest {
 
     @Test
     void healthyWorkersAggregateIntoRunning() {
-        StreamJob job = WorkerResourcesTest.job("  parallelism: 2\n");
+        StreamJob job = TestJobs.job("  parallelism: 2\n");
         StreamJobStatus s = StatusProjection.project(job, null, null, List.of(
                 worker(0, WorkerProgress.parse(ProgressDocuments.healthy("shop/paid-orders", 0))),
                 worker(1, WorkerProgress.parse(ProgressDocuments.healthy("shop/paid-orders", 1)))), T0);
@@ -44,7 +46,7 @@ class StatusProjectionTest {
 
     @Test
     void sinkDownDegradesAndSaysWhy() {
-        StreamJob job = WorkerResourcesTest.job("");
+        StreamJob job = TestJobs.job("");
         StreamJobStatus s = StatusProjection.project(job, null, null, List.of(
                 worker(0, progress(EngineState.WAITING_FOR_SINK, 4, Map.of("orders-0", new long[] {100, 300}), false,
                         "Cassandra: No node was available"))), T0);
@@ -63,7 +65,7 @@ class StatusProjectionTest {
      */
     @Test
     void aWorkerWaitingForItsCheckpointLockIsDegradedNotFailed() {
-        StreamJob job = WorkerResourcesTest.job("  parallelism: 2\n");
+        StreamJob job = TestJobs.job("  parallelism: 2\n");
         String holder = "/checkpoint/.lock: the checkpoint is in use by another worker process (pid 7 on host paid-orders-0"
                 + " since 2026-12-02T09:59:58Z); waiting since 2026-12-02T09:59:59Z";
         StreamJobStatus s = StatusProjection.project(job, null, null, List.of(
@@ -84,7 +86,7 @@ class StatusProjectionTest {
 
     @Test
     void unreachableWorkerIsReportedAndTheLastBatchIdIsKept() {
-        StreamJob job = WorkerResourcesTest.job("  parallelism: 2\n");
+        StreamJob job = TestJobs.job("  parallelism: 2\n");
         StreamJobStatus previous = new StreamJobStatus();
         previous.batchId = 7L;
         StreamJobStatus s = StatusProjection.project(job, previous, null, List.of(
@@ -99,7 +101,7 @@ class StatusProjectionTest {
 
     @Test
     void completedFailedInvalidAndSuspended() {
-        StreamJob job = WorkerResourcesTest.job("");
+        StreamJob job = TestJobs.job("");
         StreamJobStatus completed = StatusProjection.project(job, null, null, List.of(
                 worker(0, progress(EngineState.COMPLETED, 3, Map.of(), true, null))), T0);
         assertThat(completed.phase).isEqualTo(Phase.Completed);
@@ -127,13 +129,13 @@ class StatusProjectionTest {
                 .containsEntry("SinkAvailable", "Unknown").containsEntry("SourceAvailable", "Unknown");
         assertThat(starting.condition(ConditionType.SinkAvailable).orElseThrow().reason).isEqualTo("NoWorkerReported");
 
-        StreamJob suspended = WorkerResourcesTest.job("  suspend: true\n");
+        StreamJob suspended = TestJobs.job("  suspend: true\n");
         assertThat(StatusProjection.project(suspended, null, null, List.of(), T0).phase).isEqualTo(Phase.Suspended);
     }
 
     @Test
     void transitionTimesMoveOnlyOnFlipsAndAnUnchangedJobProjectsNoChange() {
-        StreamJob job = WorkerResourcesTest.job("");
+        StreamJob job = TestJobs.job("");
         List<StatusProjection.Worker> healthy = List.of(worker(0, progress(EngineState.IDLE, 5, Map.of(), true, null)));
         StreamJobStatus first = StatusProjection.project(job, null, null, healthy, T0);
         StreamJobStatus again = StatusProjection.project(job, first, null, healthy, T1);
