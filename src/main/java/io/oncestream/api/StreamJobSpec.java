@@ -23,6 +23,12 @@ import io.oncestream.engine.config.TombstoneMode;
 
 /** What a StreamJob runs. Every field is described for {@code kubectl explain streamjob.spec}. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// On spec, not on the field: a job stored without spec.checkpoint has ReadWriteOnce claims too.
+@ValidationRule(value = "(has(oldSelf.checkpoint) && has(oldSelf.checkpoint.accessMode) ? oldSelf.checkpoint.accessMode"
+        + " : 'ReadWriteOnce') == (has(self.checkpoint) && has(self.checkpoint.accessMode) ? self.checkpoint.accessMode"
+        + " : 'ReadWriteOnce')", fieldPath = ".checkpoint.accessMode",
+        message = "cannot change on an existing job: the checkpoint volume claims keep the access mode they were made"
+                + " with (delete the job and its claims to start over)")
 public class StreamJobSpec {
 
     @Required
@@ -222,12 +228,10 @@ public class StreamJobSpec {
         public String storageClassName;
 
         @Default("ReadWriteOnce")
-        @ValidationRule(value = "self == oldSelf", message = "cannot change on an existing job: the checkpoint volume"
-                + " claims keep the access mode they were made with (delete the job and its claims to start over)")
         @JsonPropertyDescription("Access mode of the checkpoint volume claims: ReadWriteOnce, or ReadWriteOncePod, with "
-                + "which the cluster refuses a second pod on a worker's volume (a force-deleted pod's successor waits until "
-                + "the old pod is gone); ReadWriteOncePod needs a CSI driver that supports it. The checkpoint's lock file "
-                + "fences workers either way. Cannot change once set.")
+                + "which the scheduler refuses a second pod on a worker's claim while the API server still has the first "
+                + "(not after a force delete); it needs a volume plugin that supports it. The checkpoint's lock file fences "
+                + "workers either way. Cannot change once set.")
         public VolumeAccessMode accessMode;
 
         @Default("" + JobDefaults.RETAIN_BATCHES)

@@ -17,6 +17,7 @@ import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchLog;
 import io.oncestream.engine.checkpoint.BatchOffsets;
 import io.oncestream.engine.checkpoint.Checkpoint;
+import io.oncestream.engine.checkpoint.CheckpointContents;
 import io.oncestream.engine.checkpoint.CheckpointException;
 import io.oncestream.engine.checkpoint.CheckpointUnavailableException;
 import io.oncestream.engine.checkpoint.PartitionRange;
@@ -88,6 +89,12 @@ public final class MicroBatchEngine {
      */
     public static void reportRecovered(Checkpoint checkpoint, ProgressTracker progress) {
         checkpoint.commits().latest().ifPresent(c -> checkpoint.offsets().get(c.batchId())
+                .ifPresent(o -> progress.recovered(c.batchId(), o.partitions())));
+    }
+
+    /** The same from a checkpoint read without its lock (while another process holds it). */
+    public static void reportRecovered(CheckpointContents contents, ProgressTracker progress) {
+        contents.latestCommit().ifPresent(c -> java.util.Optional.ofNullable(contents.offsets().get(c.batchId()))
                 .ifPresent(o -> progress.recovered(c.batchId(), o.partitions())));
     }
 
@@ -313,10 +320,7 @@ public final class MicroBatchEngine {
         long rowsWritten = writes.size() - counts[2];
         BatchCommit commit = new BatchCommit(counts[0], counts[1], rowsWritten, counts[2], writeDone - started, chain,
                 clockMs.getAsLong());
-        if (!checkpoint.commits().add(batchId, commit)) {
-            throw new CheckpointException(checkpoint.commits().directory().resolve(Long.toString(batchId)),
-                    "already exists: batch " + batchId + " was committed twice");
-        }
+        commitDurably(batchId, commit);
         hooks.reached(ProtocolStep.AFTER_COMMIT_LOG, batchId);
         Map<String, Long> ends = new LinkedHashMap<>();
         offsets.partitions().forEach((p, r) -> ends.put(p, r.end()));
@@ -341,6 +345,41 @@ public final class MicroBatchEngine {
         LOG.log(Level.INFO, "batch " + batchId + (replay ? " (replayed)" : "") + " committed: read " + counts[0]
                 + ", filtered out " + counts[1] + ", written " + rowsWritten + ", dead-lettered " + counts[2]
                 + " in " + (committed - started) + " ms " + durations);
+    }
+
+    /**
+     * Writes {@code commits/N}. A volume that is full or read-only now is waited out here, with
+     * back-off, instead of in {@link #run()}: every row of the batch is acknowledged, so only the
+     * commit is missing, and replaying the whole batch on each try would rewrite it for nothing.
+     * An attempt that failed after linking the file leaves it in place: the next finds it there,
+     * which is this batch's own commit.
+     */
+    private void commitDurably(long batchId, BatchCommit commit) {
+        long backoff = 1000;
+        boolean failedBefore = false;
+        while (true) {
+            try {
+                if (checkpoint.commits().add(batchId, commit) || failedBefore) {
+                    if (failedBefore) {
+                        progress.state(EngineState.COMMITTING);
+                    }
+                    return;
+                }
+                throw new CheckpointException(checkpoint.commits().directory().resolve(Long.toString(batchId)),
+                        "already exists: batch " + batchId + " was committed twice");
+            } catch (CheckpointUnavailableException e) {
+                failedBefore = true;
+                progress.state(EngineState.WAITING_FOR_CHECKPOINT);
+                progress.error(e.getMessage());
+                LOG.log(Level.WARNING, "batch " + batchId + " is written but cannot be committed yet, retrying in " + backoff
+                        + " ms: " + e.getMessage());
+                pause(backoff);
+                if (stopRequested.getAsBoolean()) {
+                    throw new StopRequestedException(); // the batch stays open and is replayed: safe
+                }
+                backoff = Math.min(backoff * 2, 5000);
+            }
+        }
     }
 
     /**

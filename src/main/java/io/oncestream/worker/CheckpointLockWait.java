@@ -8,9 +8,11 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 import io.oncestream.engine.EngineState;
+import io.oncestream.engine.MicroBatchEngine;
 import io.oncestream.engine.ProgressTracker;
 import io.oncestream.engine.StopRequestedException;
 import io.oncestream.engine.checkpoint.Checkpoint;
+import io.oncestream.engine.checkpoint.CheckpointContents;
 import io.oncestream.engine.checkpoint.CheckpointLockedException;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
 import io.oncestream.engine.checkpoint.DurableFiles;
@@ -49,6 +51,7 @@ final class CheckpointLockWait {
                 if (since == null) {
                     since = now;
                     LOG.log(Level.WARNING, e.getMessage() + "; waiting up to " + maxWait.toSeconds() + " s for it to be released");
+                    reportCommitted(dir, progress);
                 }
                 if (Duration.between(since, now).compareTo(maxWait) >= 0) {
                     throw new LockWaitExpiredException(e.getMessage() + "; gave up after waiting " + maxWait.toSeconds()
@@ -59,6 +62,19 @@ final class CheckpointLockWait {
                 sleep(pauseMs, stopRequested);
                 pauseMs = Math.min(pauseMs * 2, 2000);
             }
+        }
+    }
+
+    /**
+     * What the checkpoint says was committed, read without the lock (its files are create-only),
+     * so that the job's status keeps the worker's batch and offsets while it waits. Only
+     * informational: a checkpoint that cannot be read now is read again once the lock is held.
+     */
+    private static void reportCommitted(Path dir, ProgressTracker progress) {
+        try {
+            MicroBatchEngine.reportRecovered(CheckpointContents.read(dir), progress);
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "cannot read " + dir + " while another process holds it: " + e.getMessage());
         }
     }
 

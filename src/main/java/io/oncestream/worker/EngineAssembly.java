@@ -84,23 +84,27 @@ public final class EngineAssembly implements AutoCloseable {
     private EngineAssembly(JobConfig config, int workerIndex, Checkpoint checkpoint, CqlSession session, boolean ownsSession,
             Supplier<RecordTransformer> compiled, ProgressTracker progress, BooleanSupplier stopRequested, Options options) {
         KafkaRecordSource openedSource = null;
-        RecordTransformer transformer;
+        CassandraSink openedSink = null;
+        // Everything that can fail is inside: a worker that starts again after a transient failure
+        // must find the checkpoint's lock, the session and the consumer released.
         try {
-            transformer = compiled.get();
+            RecordTransformer transformer = compiled.get();
             PartitionAssignment assignment = new PartitionAssignment(config.source().topics(), config.parallelism(), workerIndex);
             openedSource = new KafkaRecordSource(config.source(), assignment, stopRequested);
-            this.sink = CassandraSink.open(session, config, stopRequested);
+            openedSink = CassandraSink.open(session, config, stopRequested);
+            this.engine = new MicroBatchEngine(config, checkpoint, openedSource, transformer,
+                    options.sinkWrapper().apply(openedSink), options.hooks(), progress, stopRequested, System::currentTimeMillis);
         } catch (RuntimeException e) {
+            closeQuietly(openedSink, e);
             closeQuietly(openedSource, e);
             closeQuietly(ownsSession ? session : null, e);
             closeQuietly(checkpoint, e);
             throw e;
         }
+        this.sink = openedSink;
         this.checkpoint = checkpoint;
         this.ownSession = ownsSession ? session : null;
         this.source = openedSource;
-        this.engine = new MicroBatchEngine(config, checkpoint, source, transformer, options.sinkWrapper().apply(sink),
-                options.hooks(), progress, stopRequested, System::currentTimeMillis);
     }
 
     /**

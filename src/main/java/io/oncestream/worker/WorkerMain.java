@@ -38,6 +38,8 @@ public final class WorkerMain {
     private static final Logger LOG = Logger.getLogger(WorkerMain.class.getName());
     private static final long MAX_TRANSIENT_PAUSE_MS = 30_000;
     private static final long FIRST_RESTART_PAUSE_MS = 10_000;
+    /** An engine that ran this long before it failed was healthy: the back-off starts again from its first pause. */
+    private static final long HEALTHY_RUN_MS = 300_000;
 
     private WorkerMain() {
     }
@@ -87,9 +89,11 @@ public final class WorkerMain {
 
     /** Runs the engine, again after each transient failure, and after permanent ones as {@code restart} says. */
     private static int runUntilDone(JobConfig config, WorkerOptions options, ProgressTracker progress, AtomicBoolean stop) {
+        long firstRestartPause = Math.min(FIRST_RESTART_PAUSE_MS, config.restart().maxBackoffMs());
         long transientPause = 1000;
-        long restartPause = FIRST_RESTART_PAUSE_MS;
+        long restartPause = firstRestartPause;
         while (true) {
+            long started = System.currentTimeMillis();
             try {
                 MicroBatchEngine.Outcome outcome = runEngine(config, options, progress, stop);
                 LOG.log(Level.INFO, "worker finished: " + outcome);
@@ -104,10 +108,16 @@ public final class WorkerMain {
                 LOG.log(Level.SEVERE, e.getMessage() + "; exiting to be restarted");
                 return 3;
             } catch (RuntimeException e) {
+                if (System.currentTimeMillis() - started > HEALTHY_RUN_MS) {
+                    // A failure after a long healthy run starts the back-off afresh.
+                    transientPause = 1000;
+                    restartPause = firstRestartPause;
+                }
+                String cause = e.getMessage() == null ? e.toString() : e.getMessage();
                 if (FailureKind.of(e) == FailureKind.TRANSIENT) {
                     progress.state(EngineState.RETRYING);
-                    progress.error(e.getMessage());
-                    LOG.log(Level.WARNING, "transient failure, starting again in " + transientPause + " ms: " + e.getMessage(),
+                    progress.error(cause);
+                    LOG.log(Level.WARNING, "transient failure, starting again in " + transientPause + " ms: " + cause,
                             e instanceof io.oncestream.engine.checkpoint.CheckpointException ? null : e);
                     if (!pause(transientPause, stop)) {
                         return 0;
@@ -116,22 +126,22 @@ public final class WorkerMain {
                     continue;
                 }
                 progress.state(EngineState.FAILED);
-                // Errors of ours carry their explanation; a stack trace helps only for the unexpected.
-                LOG.log(Level.SEVERE, "job failed: " + e.getMessage());
+                // Permanent failures are ours and carry their explanation: no stack trace.
+                LOG.log(Level.SEVERE, "job failed: " + cause);
                 if (config.trigger().availableNow() && !options.waitWhenDone()) {
-                    progress.error(e.getMessage());
+                    progress.error(cause);
                     return 1;
                 }
                 if (config.restart().onFailure() == RestartMode.BACKOFF) {
-                    progress.error(e.getMessage() + " (restart.onFailure: Backoff; starting again in " + restartPause / 1000
+                    progress.error(cause + " (restart.onFailure: Backoff; starting again in " + restartPause / 1000
                             + " s, at " + java.time.Instant.now().plusMillis(restartPause) + ")");
                     if (!pause(restartPause, stop)) {
                         return 1;
                     }
-                    restartPause = Math.min(restartPause * 2, Math.max(FIRST_RESTART_PAUSE_MS, config.restart().maxBackoffMs()));
+                    restartPause = Math.min(restartPause * 2, config.restart().maxBackoffMs());
                     continue;
                 }
-                progress.error(e.getMessage());
+                progress.error(cause);
                 awaitStop(stop);
                 return 1;
             }

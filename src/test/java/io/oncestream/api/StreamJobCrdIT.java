@@ -163,6 +163,13 @@ class StreamJobCrdIT {
         kube.kubectl(manifest("rwo", Map.of("  filter:", "  checkpoint: {size: 1Gi}\n  filter:")), "apply", "-f", "-").orThrow();
         assertThat(kube.kubectl(null, "get", "sj", "rwo", "-n", namespace, "-o", "jsonpath={.spec.checkpoint.accessMode}")
                 .orThrow().stdout()).as("the default").isEqualTo("ReadWriteOnce");
+        // A job stored without spec.checkpoint has ReadWriteOnce claims: it cannot gain ReadWriteOncePod later either.
+        kube.kubectl(manifest("bare", Map.of()), "apply", "-f", "-").orThrow();
+        Command.Result added = kube.kubectl(manifest("bare", rwop), "apply", "-f", "-");
+        assertThat(added.exitCode()).as(added.stdout()).isNotZero();
+        assertThat(added.stderr()).contains("spec.checkpoint.accessMode").contains("cannot change on an existing job");
+        kube.kubectl(manifest("bare", Map.of("  filter:", "  checkpoint: {accessMode: ReadWriteOnce}\n  filter:")), "apply",
+                "-f", "-").orThrow();
     }
 
     /** A name whose objects could not all be made is refused at apply; the longest that fits is accepted. */

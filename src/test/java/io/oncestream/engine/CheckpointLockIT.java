@@ -46,6 +46,7 @@ class CheckpointLockIT {
 
         WorkerProcess worker;
         try (FileChannel channel = lockFile(job.checkpoint); FileLock lock = channel.lock()) {
+            long locked = System.nanoTime();
             channel.write(ByteBuffer.wrap((HOLDER + "\n").getBytes(StandardCharsets.UTF_8)));
             worker = job.startWorker(Map.of());
             JsonNode[] seen = new JsonNode[1];
@@ -56,8 +57,10 @@ class CheckpointLockIT {
             assertThat(seen[0].path("lastError").asText()).contains(job.checkpoint.resolve(".lock").toString())
                     .contains("in use by another worker process (" + HOLDER + ")").contains("; waiting since 20");
             assertThat(worker.get("/healthz/ready").statusCode()).as("ready while waiting").isEqualTo(503);
-            Thread.sleep(3000);
+            // The other process holds the lock for 30 s in all (the scenario, not a synchronization).
+            Thread.sleep(Math.max(0, 30_000 - (System.nanoTime() - locked) / 1_000_000));
             assertThat(worker.isAlive()).isTrue();
+            assertThat(worker.progress().path("state").asText()).isEqualTo("WAITING_FOR_CHECKPOINT_LOCK");
             assertThat(job.checkpoint.resolve("metadata")).as("nothing written while another holds the lock").doesNotExist();
         }
 
@@ -70,15 +73,35 @@ class CheckpointLockIT {
         assertThat(job.rows()).isEqualTo(job.orders.expectedRows());
     }
 
+    /**
+     * On a checkpoint with committed batches: while it waits, the worker reports what they
+     * committed (read without the lock), so the job's status keeps its batch and offsets; held
+     * longer than {@code --lock-wait}, the lock ends the worker with code 3.
+     */
     @Test
     void aLockHeldLongerThanTheWorkerWaitsEndsItWithCodeThree(KafkaBroker kafka, CassandraNode cassandra, @TempDir Path dir)
             throws Exception {
-        EngineFixture job = new EngineFixture(kafka, cassandra, dir, "lock-expired", 1, 42, json -> json);
+        EngineFixture job = new EngineFixture(kafka, cassandra, dir, "lock-expired", 1, 42,
+                json -> json.replace("\"intervalMs\": 200", "\"intervalMs\": 0, \"availableNow\": true"));
+        job.orders.produce(kafka, job.topic, 1200, 0);
+        try (WorkerProcess first = job.startWorker(Map.of())) {
+            assertThat(first.waitForExit(Duration.ofMinutes(3))).as(first.log()).isZero();
+        }
+        long lastBatch = job.batchIds("commits").get(job.batchIds("commits").size() - 1);
+
         try (FileChannel channel = lockFile(job.checkpoint); FileLock lock = channel.lock()) {
+            channel.truncate(0);
             channel.write(ByteBuffer.wrap((HOLDER + "\n").getBytes(StandardCharsets.UTF_8)));
-            try (WorkerProcess worker = job.startWorker(Map.of(), List.of("--lock-wait", "2"))) {
+            try (WorkerProcess worker = job.startWorker(Map.of(), List.of("--lock-wait", "5"))) {
+                JsonNode[] seen = new JsonNode[1];
+                Awaits.until(Duration.ofSeconds(60), "the worker to report the held lock", () -> {
+                    seen[0] = worker.progress();
+                    return seen[0] != null && "WAITING_FOR_CHECKPOINT_LOCK".equals(seen[0].path("state").asText());
+                });
+                assertThat(seen[0].path("batchId").asLong()).as("the last committed batch, while waiting").isEqualTo(lastBatch);
+                assertThat(seen[0].path("partitions").path(job.topic + "-0").path("committed").asLong()).isEqualTo(1200);
                 assertThat(worker.waitForExit(Duration.ofMinutes(1))).as(worker.log()).isEqualTo(3);
-                assertThat(worker.log()).contains("(" + HOLDER + "); gave up after waiting 2 s")
+                assertThat(worker.log()).contains("(" + HOLDER + "); gave up after waiting 5 s")
                         .contains("exiting to be restarted");
             }
         }

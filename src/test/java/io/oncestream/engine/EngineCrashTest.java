@@ -276,6 +276,9 @@ class EngineCrashTest {
         long last = disk.latest("offsets").orElseThrow();
         assertThat(disk.latest("commits")).as("every batch committed").hasValue(last);
         assertThat(disk.tempFiles()).isEmpty();
+        assertThat(producer.source.reads()).as("each batch read once: a batch whose commit failed is not written again")
+                .hasSize((int) last + 1);
+        assertThat(producer.source.groupOffsets()).as("the group at the end").isEqualTo(latestOffsets(producer.source));
         assertThat(table.rows()).isEqualTo(producer.expectedRows());
         assertThat(table.deadLetters().keySet()).isEqualTo(producer.expectedDeadLetters());
         assertThat(table.timestampsByRecord()).isEqualTo(uninterrupted);

@@ -263,6 +263,7 @@ public final class CassandraSink implements RowSink {
             ConcurrentLinkedQueue<Statement<?>> failed = new ConcurrentLinkedQueue<>();
             ConcurrentLinkedQueue<Statement<?>> split = new ConcurrentLinkedQueue<>();
             ConcurrentLinkedQueue<Map.Entry<Statement<?>, Throwable>> invalid = new ConcurrentLinkedQueue<>();
+            AtomicReference<Throwable> splitCause = new AtomicReference<>();
             AtomicReference<Throwable> lastTransient = new AtomicReference<>();
             Semaphore inFlight = new Semaphore(maxInFlight);
             List<CompletableFuture<?>> futures = new ArrayList<>(pending.size());
@@ -276,10 +277,12 @@ public final class CassandraSink implements RowSink {
                     Throwable cause = unwrap(error);
                     if (error == null) {
                         listener.acknowledged(size(statement));
-                    } else if (cause instanceof InvalidQueryException && statement instanceof BatchStatement batch
+                    } else if (cause instanceof QueryValidationException && statement instanceof BatchStatement batch
                             && batch.size() > 1) {
-                        // "Batch too large" and the like: its writes alone may well be accepted.
+                        // "Batch too large" and the like: its writes alone may well be accepted; any
+                        // other refusal then names the one write and its record.
                         batch.forEach(split::add);
+                        splitCause.compareAndSet(null, cause);
                     } else if (cause instanceof QueryValidationException) {
                         invalid.add(Map.entry(statement, cause));
                     } else {
@@ -301,7 +304,8 @@ public final class CassandraSink implements RowSink {
                 }
             }
             if (!split.isEmpty()) {
-                LOG.log(Level.WARNING, "Cassandra refused " + split.size() + " writes as a batch; sending them alone");
+                LOG.log(Level.WARNING, "Cassandra refused " + split.size() + " writes as batches (" + splitCause.get().getMessage()
+                        + "); sending them alone");
             }
             pending = new ArrayList<>(split);
             if (!failed.isEmpty()) {
@@ -334,10 +338,15 @@ public final class CassandraSink implements RowSink {
                 "Cassandra refused the row (" + bytes + " bytes) even alone: " + cause.getMessage(), write.deadLetter());
     }
 
-    /** Cassandra's words for a mutation or batch over its size limits. */
+    /**
+     * Cassandra's words for a write over one of its size limits: a CQL message ("... exceeds
+     * allowed maximum"), a mutation ("Rejected an oversized mutation"), a key ("Key length of N is
+     * longer than maximum of 65535"), a guardrail ("... exceeds the failure threshold").
+     */
     private static boolean isTooLarge(Throwable cause) {
         String message = String.valueOf(cause.getMessage()).toLowerCase(java.util.Locale.ROOT);
-        return message.contains("oversized mutation") || message.contains("too large") || message.contains("exceeds");
+        return message.contains("oversized mutation") || message.contains("too large") || message.contains("exceeds")
+                || message.contains("longer than maximum") || message.contains("too long");
     }
 
     private static Throwable unwrap(Throwable error) {

@@ -73,8 +73,8 @@ public final class Checkpoint implements AutoCloseable {
             if (lock == null) {
                 throw new CheckpointLockedException(lockFile, LockHolder.read(lockFile));
             }
-            LockHolder.write(channel);
             DurableFiles.removeTempFiles(dir);
+            LockHolder.write(channel, lockFile);
             // A name a crash left linked but not yet fsync'd into the directory is made durable
             // before recovery acts on it (found by model/protocol.pml: a replayed batch whose
             // offsets entry a later power loss removes would be planned again differently).
@@ -174,14 +174,17 @@ public final class Checkpoint implements AutoCloseable {
         release(held, lockChannel);
     }
 
-    /** An I/O error as a user reads it: {@code NoSuchFileException: /x} says less than its class name and path. */
+    /**
+     * An I/O error as a user reads it: the system's reason and the file ({@code No space left on
+     * device (/checkpoint/.offsets-7.tmp)}), or, where there is no reason, what happened to which
+     * file ({@code NoSuchFile: /checkpoint/offsets}, {@code AccessDenied: ...}).
+     */
     static String describe(IOException e) {
-        String message = e.getMessage();
         String kind = e.getClass().getSimpleName().replace("Exception", "");
-        if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
-            return fs.getReason() + " (" + fs.getFile() + ")";
+        if (e instanceof java.nio.file.FileSystemException fs) {
+            return fs.getReason() != null ? fs.getReason() + " (" + fs.getFile() + ")" : kind + ": " + fs.getFile();
         }
-        return message == null ? kind : message;
+        return e.getMessage() == null ? kind : e.getMessage();
     }
 
     private static void closeQuietly(FileChannel channel) {

@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Who holds a checkpoint's {@code .lock}: the holder writes one line into the file it locked,
@@ -18,19 +20,28 @@ import java.time.Instant;
  */
 final class LockHolder {
 
+    private static final Logger LOG = Logger.getLogger(LockHolder.class.getName());
     private static final int MAX_LINE = 512;
 
     private LockHolder() {
     }
 
-    /** Writes this process's line into the locked file, replacing the previous holder's. */
-    static void write(FileChannel locked) throws IOException {
+    /**
+     * Writes this process's line into the locked file, replacing the previous holder's. A
+     * failure (a full volume, say) only leaves the file naming nobody or the previous holder:
+     * it is logged, and the lock holds all the same.
+     */
+    static void write(FileChannel locked, Path lockFile) {
         String line = "pid " + ProcessHandle.current().pid() + " on host " + host() + " since " + Instant.now() + "\n";
-        locked.truncate(0);
-        ByteBuffer buffer = ByteBuffer.wrap(line.getBytes(StandardCharsets.UTF_8));
-        long position = 0;
-        while (buffer.hasRemaining()) {
-            position += locked.write(buffer, position);
+        try {
+            locked.truncate(0);
+            ByteBuffer buffer = ByteBuffer.wrap(line.getBytes(StandardCharsets.UTF_8));
+            long position = 0;
+            while (buffer.hasRemaining()) {
+                position += locked.write(buffer, position);
+            }
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, lockFile + ": cannot say who holds the lock: " + Checkpoint.describe(e));
         }
     }
 
