@@ -113,20 +113,17 @@ public final class MicroBatchEngine {
                 backoff = 1000;
             } catch (StopRequestedException e) {
                 break;
-            } catch (SourceException e) {
-                progress.sourceAvailable(false);
-                progress.state(EngineState.WAITING_FOR_SOURCE);
+            } catch (SourceException | CheckpointUnavailableException e) {
+                // Kafka unreachable, or a full or read-only volume: nothing of a batch is read
+                // before its offsets are written, and the next plan reads the logs afresh.
+                boolean source = e instanceof SourceException;
+                if (source) {
+                    progress.sourceAvailable(false);
+                }
+                progress.state(source ? EngineState.WAITING_FOR_SOURCE : EngineState.WAITING_FOR_CHECKPOINT);
                 progress.error(e.getMessage());
-                LOG.log(Level.WARNING, "Kafka unavailable, retrying in " + backoff + " ms: " + e.getMessage());
-                pause(backoff);
-                backoff = Math.min(backoff * 2, 5000);
-                continue;
-            } catch (CheckpointUnavailableException e) {
-                // A full or read-only volume: nothing of the batch was read or committed past the
-                // failed write, and the next plan reads the logs afresh (replaying what is open).
-                progress.state(EngineState.WAITING_FOR_CHECKPOINT);
-                progress.error(e.getMessage());
-                LOG.log(Level.WARNING, "checkpoint unavailable, retrying in " + backoff + " ms: " + e.getMessage());
+                LOG.log(Level.WARNING, (source ? "Kafka" : "the checkpoint") + " unavailable, retrying in " + backoff + " ms: "
+                        + e.getMessage());
                 pause(backoff);
                 backoff = Math.min(backoff * 2, 5000);
                 continue;

@@ -9,8 +9,8 @@ import java.util.logging.Logger;
 
 import io.oncestream.engine.EngineState;
 import io.oncestream.engine.MicroBatchEngine;
+import io.oncestream.engine.Pause;
 import io.oncestream.engine.ProgressTracker;
-import io.oncestream.engine.StopRequestedException;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointContents;
 import io.oncestream.engine.checkpoint.CheckpointLockedException;
@@ -59,7 +59,7 @@ final class CheckpointLockWait {
                 }
                 progress.state(EngineState.WAITING_FOR_CHECKPOINT_LOCK);
                 progress.error(e.getMessage() + "; waiting since " + since);
-                sleep(pauseMs, stopRequested);
+                Pause.sleep(pauseMs, stopRequested);
                 pauseMs = Math.min(pauseMs * 2, 2000);
             }
         }
@@ -78,20 +78,6 @@ final class CheckpointLockWait {
         }
     }
 
-    private static void sleep(long ms, BooleanSupplier stopRequested) {
-        long until = System.currentTimeMillis() + ms;
-        while (System.currentTimeMillis() < until) {
-            if (stopRequested.getAsBoolean()) {
-                throw new StopRequestedException();
-            }
-            try {
-                Thread.sleep(Math.min(50, Math.max(1, until - System.currentTimeMillis())));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new StopRequestedException();
-            }
-        }
-    }
 
     /** The lock stayed held longer than the worker waits: it exits (code 3) to be restarted with the kubelet's back-off. */
     static final class LockWaitExpiredException extends RuntimeException {

@@ -35,6 +35,7 @@ import com.datastax.oss.driver.api.core.servererrors.QueryValidationException;
 import com.datastax.oss.driver.api.core.type.DataTypes;
 
 import io.oncestream.engine.BadRowException;
+import io.oncestream.engine.Pause;
 import io.oncestream.engine.RowSink;
 import io.oncestream.engine.SinkException;
 import io.oncestream.engine.StopRequestedException;
@@ -312,7 +313,7 @@ public final class CassandraSink implements RowSink {
                 pending.addAll(failed);
                 listener.waitingForSink(lastTransient.get(), failed.size());
                 waited = true;
-                sleep(backoffMs);
+                Pause.sleep(backoffMs, stopRequested);
                 backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF.toMillis());
             } else if (waited) {
                 listener.sinkAvailable();
@@ -366,21 +367,6 @@ public final class CassandraSink implements RowSink {
 
     private static int size(Statement<?> statement) {
         return statement instanceof BatchStatement batch ? batch.size() : 1;
-    }
-
-    private void sleep(long ms) {
-        long until = System.currentTimeMillis() + ms;
-        while (System.currentTimeMillis() < until) {
-            if (stopRequested.getAsBoolean()) {
-                throw new StopRequestedException();
-            }
-            try {
-                Thread.sleep(Math.min(100, Math.max(1, until - System.currentTimeMillis())));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new StopRequestedException();
-            }
-        }
     }
 
     @Override

@@ -100,12 +100,7 @@ public final class DurableFiles {
             reached(WritePoint.TEMP_SYNCED, target);
         } catch (IOException e) {
             // A full volume must not fill up further with the halves of files that were never linked.
-            try {
-                Files.deleteIfExists(temp);
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
+            throw removingTemp(temp, e);
         }
         try {
             Files.createLink(target, temp);
@@ -123,14 +118,19 @@ public final class DurableFiles {
             syncDirectory(dir);
             reached(WritePoint.DIRECTORY_SYNCED, target);
         } catch (IOException e) {
-            try {
-                Files.deleteIfExists(temp);
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
+            throw removingTemp(temp, e);
         }
         return true;
+    }
+
+    /** {@code failure}, after removing the temp file of a write it ended (what that fails of it is added to it). */
+    private static IOException removingTemp(Path temp, IOException failure) {
+        try {
+            Files.deleteIfExists(temp);
+        } catch (IOException suppressed) {
+            failure.addSuppressed(suppressed);
+        }
+        return failure;
     }
 
     private static void writeFully(FileChannel channel, ByteBuffer buffer) throws IOException {
