@@ -97,7 +97,10 @@ start() {
   cp=$(maven_classpath cassandra "$here/pom.xml")
   mkdir -p "$data/logs"
   write_config
-  rm -f "$data/logs/system.log"
+  # The readiness check reads this run's system.log; earlier runs' logs are kept beside it.
+  keep_log "$data/logs/system.log"
+  keep_log "$data/logs/debug.log"
+  keep_log "$logfile"
   : > "$logfile"
   log "starting on $STACK_IP:$port (cluster '$(cluster_name)', data $data, heap $heap)"
   # The --add-exports/--add-opens flags are those of Cassandra's own jvm17-server.options.

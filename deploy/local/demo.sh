@@ -7,7 +7,7 @@
 # and shows the job's progress live. Ctrl-C (or `demo.sh stop` from another terminal) tears it
 # all down; the data stays in .local/ until `demo.sh clean`.
 #
-# Usage: deploy/local/demo.sh [start [--detach] | stop | status | clean | kubectl ARGS... | watch]
+# Usage: deploy/local/demo.sh [start [--detach] | stop | status | clean | restart operator | kubectl ARGS... | watch]
 #   start      bring everything up, show progress until Ctrl-C (--detach: return after the
 #              first batches and leave it running)
 #   kubectl    kubectl with the demo's kubeconfig, e.g. `demo.sh kubectl get sj -w`
@@ -54,6 +54,7 @@ start_operator() {
   KUBECONFIG="$kube_data/kubeconfig" "$("$here/kube-binaries.sh" path)/kubectl" config view --raw --minify \
     | sed -e "s/^\(\s*token:\).*/\1 $token/" -e "s/namespace: default/namespace: oncestream-system/" > "$data/operator.kubeconfig"
   chmod 600 "$data/operator.kubeconfig"
+  keep_log "$data/operator.log"
   : > "$data/operator.log"
   # One operator, so no leader election is needed.
   start_daemon "$data/operator.pid" "$data/operator.log" \
@@ -171,6 +172,7 @@ Try, in another terminal (as root):
   deploy/local/cassandra.sh stop; sleep 30; deploy/local/cassandra.sh start
                                                       # the job goes Degraded, then Running, nothing lost
   deploy/local/demo.sh kubectl describe sj paid-orders    # conditions and events
+  deploy/local/demo.sh restart operator               # the operator alone; the workers keep going
 or use kubectl directly: export KUBECONFIG=$kc PATH=$bin:\$PATH
 Stop everything with Ctrl-C here, or: deploy/local/demo.sh stop
 
@@ -193,7 +195,15 @@ case "${1:-start}" in
     exit $rc
     ;;
   clean) teardown; rm -rf "$ONCESTREAM_LOCAL_DIR"; log "removed $ONCESTREAM_LOCAL_DIR" ;;
+  restart)
+    # As operations people do: the operator alone, while the job's workers keep running.
+    [ "${2:-}" = operator ] || { echo "usage: $0 restart operator" >&2; exit 2; }
+    pid_alive "$data/operator.pid" || die "the operator is not running (deploy/local/demo.sh start)"
+    stop_pid "$data/operator.pid" "operator" 20
+    start_operator
+    say "operator restarted (its previous log: $data/operator.log.1)"
+    ;;
   kubectl) shift; kubectl_ "$@" ;;
   watch) watch_progress 0 ;;
-  *) echo "usage: $0 [start [--detach] | stop | status | clean | kubectl ARGS... | watch]" >&2; exit 2 ;;
+  *) echo "usage: $0 [start [--detach] | stop | status | clean | restart operator | kubectl ARGS... | watch]" >&2; exit 2 ;;
 esac

@@ -76,8 +76,9 @@ start() {
       -t "$id" -c "$data/server.properties" >>"$logfile" 2>&1 \
       || die "formatting Kafka storage failed (log: $logfile)"
   fi
-  : > "$logfile.start"
-  mv "$logfile.start" "$logfile"
+  # The readiness check reads this run's log; earlier runs' logs are kept beside it.
+  keep_log "$logfile"
+  : > "$logfile"
   log "starting on $STACK_IP:$port (data $data, heap $heap)"
   start_daemon "$pidfile" "$logfile" java -Xms"$heap" -Xmx"$heap" -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError \
     -Djava.awt.headless=true -Dlog4j2.configurationFile="$here/log4j2.properties" \

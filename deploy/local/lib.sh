@@ -104,6 +104,18 @@ stop_pid() {
   log "$what stopped (pid $pid) in $((SECONDS - start))s"
 }
 
+# keep_log FILE: before a service starts again, moves what FILE says of its earlier runs to
+# FILE.1 (FILE.1 to FILE.2, and so on, the five newest kept), so that what a service said
+# before an outage or a crash is still there after its restart, and FILE holds this run only.
+keep_log() {
+  local file=$1 i
+  [ -s "$file" ] || return 0
+  for i in 4 3 2 1; do
+    [ -f "$file.$i" ] && mv -f "$file.$i" "$file.$((i + 1))"
+  done
+  mv -f "$file" "$file.1"
+}
+
 # start_daemon PID_FILE LOG_FILE COMMAND...: run COMMAND in the stack's network namespace,
 # detached from this shell (its own session, so a terminal's Ctrl-C or the caller's exit
 # does not reach it). nsenter --net does not fork: the PID is the command's.

@@ -23,14 +23,15 @@ import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.testing.Awaits;
 
 /**
- * {@code kubectl delete pod --grace-period=0 --force} of the workers, as operations people do
- * during incidents, at random moments while records arrive, mixed with SIGKILLs of the worker
- * JVMs. The StatefulSet makes the new pod at once, on the same node and volume, possibly while
- * the old JVM still holds the checkpoint's lock: the new worker waits for it instead of
- * failing. The job never shows Failed, every partition resumes by itself, the table ends
- * exactly as the records say and the consumer group never runs ahead of it. Prints, for each
- * force delete, the time until the new worker's first commit, read from its own
- * {@code /progress} ({@code totals.batches} counts the batches that process committed).
+ * Workers fenced off by their checkpoint's lock. {@code kubectl delete pod --grace-period=0
+ * --force} of the workers, as operations people do during incidents, at random moments while
+ * records arrive, mixed with SIGKILLs of the worker JVMs: the StatefulSet makes the new pod at
+ * once, on the same node and volume, possibly while the old JVM still holds the lock, and the
+ * new worker waits for it instead of failing. And a worker paused with SIGSTOP (a zombie). The
+ * job never shows Failed, every partition resumes by itself, the table ends exactly as the
+ * records say and the consumer group never runs ahead of it. Prints, for each force delete, the
+ * time until the new worker's first commit, read from its own {@code /progress}
+ * ({@code totals.batches} counts the batches that process committed).
  */
 class ForceDeletesE2E extends E2ETest {
 
@@ -120,6 +121,58 @@ class ForceDeletesE2E extends E2ETest {
         assertThat(workerStates).as("worker states seen").doesNotContain("FAILED");
         assertThat(job.groupOffsetsAheadOfTable()).isEmpty();
         job.awaitStatus("Running again", E2ESettings.WAIT, s -> s.phase == Phase.Running);
+    }
+
+    /**
+     * A zombie: the worker JVM is paused with SIGSTOP while records arrive, longer than its
+     * liveness probe allows (3 failures, 5 s apart), so the kubelet replaces the container;
+     * the old process gets SIGCONT if it still exists. Its writes in flight, or sent late, carry
+     * the timestamps its successor's replay gives the same records (docs/protocol.md), so the
+     * table ends exact and the group never runs ahead of it.
+     */
+    @Test
+    void aWorkerPausedLongerThanItsLivenessProbeIsReplacedAndChangesNothingLate() throws Exception {
+        E2EJob job = E2EJob.own(kube, kafka, cassandra, "e2e-paused", 2, 2000);
+        job.produce(1000);
+        job.apply(Map.of("maxRecordsPerBatch: 50000", "maxRecordsPerBatch: 500", "interval: 1s", "interval: 300ms"));
+        job.awaitStatus("both workers committed a batch", E2ESettings.WAIT, s -> s.batchId != null && s.batchId >= 0);
+        Set<Phase> phases = new TreeSet<>();
+        Set<String> workerStates = new TreeSet<>();
+        try (Producing producing = new Producing(job, 150, Duration.ofMillis(200))) {
+            Thread.sleep(2000);
+            var pod = job.pod(0);
+            int restartsBefore = restarts(pod);
+            long pid = node.workerPid(pod).orElseThrow();
+            signal("STOP", pid);
+            long paused = System.nanoTime();
+            Awaits.until(E2ESettings.WAIT, "the kubelet to restart the paused worker's container", () -> {
+                sample(job.status(), phases, workerStates);
+                return restarts(job.pod(0)) > restartsBefore;
+            });
+            boolean oldAlive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+            if (oldAlive) {
+                signal("CONT", pid);
+            }
+            System.out.printf("[e2e] paused worker replaced %.1f s after SIGSTOP; the old process %s%n",
+                    (System.nanoTime() - paused) / 1e9, oldAlive ? "still existed and got SIGCONT" : "was gone");
+            Awaits.until(E2ESettings.WAIT, "the new worker of paid-orders-0 to run", () -> node.workerPid(job.pod(0)).isPresent());
+            Thread.sleep(3000);
+        }
+        job.awaitExactTable(E2ESettings.WAIT);
+        sample(job.status(), phases, workerStates);
+        assertThat(phases).as("phases seen").doesNotContain(Phase.Failed);
+        assertThat(job.groupOffsetsAheadOfTable()).isEmpty();
+    }
+
+    private static int restarts(io.fabric8.kubernetes.api.model.Pod pod) {
+        return pod == null || pod.getStatus().getContainerStatuses() == null ? 0
+                : pod.getStatus().getContainerStatuses().stream().mapToInt(c -> c.getRestartCount()).sum();
+    }
+
+    private static void signal(String signal, long pid) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+        assertThat(kill.waitFor()).as("kill -" + signal + " " + pid + ": " + new String(kill.getInputStream().readAllBytes()))
+                .isZero();
     }
 
     private static void sample(StreamJobStatus s, Set<Phase> phases, Set<String> workerStates) {

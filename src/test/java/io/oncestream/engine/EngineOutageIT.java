@@ -49,6 +49,10 @@ class EngineOutageIT {
             } finally {
                 cassandra.start();
             }
+            // What the node said before the outage is kept beside this run's log (cassandra.sh start).
+            assertThat(cassandra.logFile("system.log.1")).as("the log of the run before the restart")
+                    .content().contains("Starting listening for CQL clients");
+            assertThat(cassandra.logFile("system.log")).content().contains("Starting listening for CQL clients");
             awaitCaughtUp(worker, 2000);
             assertThat(worker.progress().path("sinkAvailable").asBoolean()).isTrue();
             assertThat(worker.terminate(Duration.ofSeconds(30))).as("exit code after SIGTERM (128 + 15)").isEqualTo(143);

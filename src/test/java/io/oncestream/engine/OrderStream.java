@@ -54,6 +54,16 @@ public final class OrderStream {
      * the filter reads but is not bad: the filter's other operand is false, and decides it.
      */
     public List<Produced> produce(KafkaBroker kafka, String topic, int count, int badEvery) {
+        return produce(kafka, topic, count, badEvery, null);
+    }
+
+    /**
+     * {@link #produce(KafkaBroker, String, int, int)} with each record's Kafka timestamp
+     * ({@code CreateTime}) given by {@code timestampOfSeq} from its sequence number; null lets
+     * the producer set the time of sending.
+     */
+    public List<Produced> produce(KafkaBroker kafka, String topic, int count, int badEvery,
+            java.util.function.LongUnaryOperator timestampOfSeq) {
         List<Produced> batch = new ArrayList<>();
         List<Future<RecordMetadata>> sent = new ArrayList<>();
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producerProperties(Map.of("linger.ms", 5)))) {
@@ -92,7 +102,8 @@ public final class OrderStream {
                             + ", \"customer\": {\"name\": \"" + customer + "\"}, \"seq\": " + s + "}";
                 }
                 batch.add(new Produced(id, status, amount, customer, s, json, bad, -1, -1));
-                sent.add(producer.send(new ProducerRecord<>(topic, id, json)));
+                Long timestamp = timestampOfSeq == null ? null : timestampOfSeq.applyAsLong(s);
+                sent.add(producer.send(new ProducerRecord<>(topic, null, timestamp, id, json)));
             }
             producer.flush();
             for (int i = 0; i < batch.size(); i++) {

@@ -70,6 +70,11 @@ public final class CassandraNode implements AutoCloseable {
         service.stop();
     }
 
+    /** A file of the node's log directory ({@code system.log}, {@code system.log.1} of the run before the last restart). */
+    public java.nio.file.Path logFile(String name) {
+        return service.dataDir().resolve("logs").resolve(name);
+    }
+
     /** Starts the node and waits until the shared session can query it again. */
     public void start() {
         service.start();

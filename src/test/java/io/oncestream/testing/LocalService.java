@@ -52,6 +52,11 @@ public final class LocalService implements AutoCloseable {
         return Path.of(System.getProperty("oncestream.repo.dir", System.getProperty("user.dir"))).toAbsolutePath();
     }
 
+    /** The service's data directory (its logs, PID file and state), as its script keeps it. */
+    public Path dataDir() {
+        return Path.of(setting("ONCESTREAM_LOCAL_DIR")).resolve(name);
+    }
+
     /** The value of a setting from {@code deploy/local/test.env}, e.g. {@code KAFKA_PORT}. */
     public String setting(String key) {
         String value = settings.get(key);
