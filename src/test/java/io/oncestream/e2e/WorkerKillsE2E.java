@@ -30,8 +30,8 @@ class WorkerKillsE2E extends E2ETest {
     @Test
     void killedAndDeletedWorkersLoseNothingAndDoubleNothing() throws Exception {
         job = E2EJob.own(kube, kafka, cassandra, "e2e-kills", 6, 4000);
-        long seed = System.nanoTime();
-        System.out.println("[e2e] WorkerKillsE2E random seed " + seed);
+        long seed = Long.getLong("oncestream.e2e.seed", System.nanoTime());
+        System.out.println("[e2e] WorkerKillsE2E random seed " + seed + " (replay with -Doncestream.e2e.seed=" + seed + ")");
         Random random = new Random(seed);
         job.produce(2000);
         job.apply(Map.of("maxRecordsPerBatch: 50000", "maxRecordsPerBatch: 500", "interval: 1s", "interval: 300ms"));
