@@ -65,61 +65,44 @@ public final class OrderStream {
     public List<Produced> produce(KafkaBroker kafka, String topic, int count, int badEvery,
             java.util.function.LongUnaryOperator timestampOfSeq) {
         List<Produced> batch = new ArrayList<>();
-        List<Future<RecordMetadata>> sent = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producerProperties(Map.of("linger.ms", 5)))) {
-            for (int i = 0; i < count; i++) {
-                long s = seq++;
-                String id = "o" + random.nextInt(orders);
-                String status = random.nextInt(3) == 0 ? "NEW" : "PAID";
-                double amount = random.nextBoolean() ? 50 + random.nextInt(200) : Math.round((50 + random.nextDouble() * 200) * 100) / 100.0;
-                String customer = "c" + random.nextInt(1000);
-                boolean bad = badEvery > 0 && s % badEvery == badEvery - 1;
-                long kind = badEvery > 0 ? s / badEvery % 4 : 0;
-                String json;
-                if (bad && kind == 0) {
-                    json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": "; // malformed
-                } else if (bad && kind == 1) {
-                    // No "customer": the filter passes, the column expression fails.
-                    json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": 500, \"seq\": " + s + "}";
-                } else if (bad && kind == 2) {
-                    // No "amount": the filter's second operand, needed since the first holds, fails.
-                    json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"customer\": {\"name\": \"" + customer
-                            + "\"}, \"seq\": " + s + "}";
-                } else if (bad) {
-                    // The amount as a string: no comparison of a string with a number.
-                    json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": \"500\", \"customer\": {\"name\": \""
-                            + customer + "\"}, \"seq\": " + s + "}";
-                } else if (badEvery > 1 && s % badEvery == badEvery / 2) {
-                    // A filter field missing, but the other operand of && is false, which decides
-                    // it as CEL does: filtered out, not a bad record.
-                    status = "NEW";
-                    amount = 50;
-                    json = kind % 2 == 0
-                            ? "{\"id\": \"" + id + "\", \"status\": \"NEW\", \"seq\": " + s + "}"
-                            : "{\"id\": \"" + id + "\", \"amount\": 50, \"seq\": " + s + "}";
-                } else {
-                    json = "{\"id\": \"" + id + "\", \"status\": \"" + status + "\", \"amount\": " + amountJson(amount)
-                            + ", \"customer\": {\"name\": \"" + customer + "\"}, \"seq\": " + s + "}";
-                }
-                batch.add(new Produced(id, status, amount, customer, s, json, bad, -1, -1));
-                Long timestamp = timestampOfSeq == null ? null : timestampOfSeq.applyAsLong(s);
-                sent.add(producer.send(new ProducerRecord<>(topic, null, timestamp, id, json)));
+        for (int i = 0; i < count; i++) {
+            long s = seq++;
+            String id = "o" + random.nextInt(orders);
+            String status = random.nextInt(3) == 0 ? "NEW" : "PAID";
+            double amount = random.nextBoolean() ? 50 + random.nextInt(200) : Math.round((50 + random.nextDouble() * 200) * 100) / 100.0;
+            String customer = "c" + random.nextInt(1000);
+            boolean bad = badEvery > 0 && s % badEvery == badEvery - 1;
+            long kind = badEvery > 0 ? s / badEvery % 4 : 0;
+            String json;
+            if (bad && kind == 0) {
+                json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": "; // malformed
+            } else if (bad && kind == 1) {
+                // No "customer": the filter passes, the column expression fails.
+                json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": 500, \"seq\": " + s + "}";
+            } else if (bad && kind == 2) {
+                // No "amount": the filter's second operand, needed since the first holds, fails.
+                json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"customer\": {\"name\": \"" + customer
+                        + "\"}, \"seq\": " + s + "}";
+            } else if (bad) {
+                // The amount as a string: no comparison of a string with a number.
+                json = "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": \"500\", \"customer\": {\"name\": \""
+                        + customer + "\"}, \"seq\": " + s + "}";
+            } else if (badEvery > 1 && s % badEvery == badEvery / 2) {
+                // A filter field missing, but the other operand of && is false, which decides
+                // it as CEL does: filtered out, not a bad record.
+                status = "NEW";
+                amount = 50;
+                json = kind % 2 == 0
+                        ? "{\"id\": \"" + id + "\", \"status\": \"NEW\", \"seq\": " + s + "}"
+                        : "{\"id\": \"" + id + "\", \"amount\": 50, \"seq\": " + s + "}";
+            } else {
+                json = "{\"id\": \"" + id + "\", \"status\": \"" + status + "\", \"amount\": " + amountJson(amount)
+                        + ", \"customer\": {\"name\": \"" + customer + "\"}, \"seq\": " + s + "}";
             }
-            producer.flush();
-            for (int i = 0; i < batch.size(); i++) {
-                RecordMetadata m = sent.get(i).get();
-                Produced p = batch.get(i);
-                batch.set(i, new Produced(p.id(), p.status(), p.amount(), p.customer(), p.seq(), p.json(), p.bad(),
-                        m.partition(), m.offset()));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("producing to " + topic + " failed", e.getCause());
+            batch.add(new Produced(id, status, amount, customer, s, json, bad, -1, -1));
         }
-        produced.addAll(batch);
-        return batch;
+        return send(kafka, topic, Map.of("linger.ms", 5), batch,
+                p -> timestampOfSeq == null ? null : timestampOfSeq.applyAsLong(p.seq()));
     }
 
     /**
@@ -129,19 +112,10 @@ public final class OrderStream {
      */
     public List<Produced> produceTombstones(KafkaBroker kafka, String topic, List<String> ids) {
         List<Produced> batch = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producerProperties(Map.of("linger.ms", 5)))) {
-            for (String id : ids) {
-                RecordMetadata m = producer.send(new ProducerRecord<>(topic, id, null)).get();
-                batch.add(new Produced(id, "TOMBSTONE", 0, null, seq++, null, false, m.partition(), m.offset()));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("producing tombstones to " + topic + " failed", e.getCause());
+        for (String id : ids) {
+            batch.add(new Produced(id, "TOMBSTONE", 0, null, seq++, null, false, -1, -1));
         }
-        produced.addAll(batch);
-        return batch;
+        return send(kafka, topic, Map.of("linger.ms", 5), batch, p -> null);
     }
 
     /**
@@ -152,21 +126,41 @@ public final class OrderStream {
      */
     public List<Produced> produceLarge(KafkaBroker kafka, String topic, List<Integer> sizes) {
         List<Produced> batch = new ArrayList<>();
+        for (int size : sizes) {
+            long s = seq++;
+            String id = "o" + random.nextInt(orders);
+            String padding = "x".repeat(Math.abs(size));
+            String customer = "c" + s + "-" + padding;
+            String json = size >= 0
+                    ? "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": 500, \"customer\": {\"name\": \""
+                            + customer + "\"}, \"seq\": " + s + "}"
+                    : "{\"id\": \"" + id + "\", \"pad\": \"" + padding; // malformed
+            batch.add(new Produced(id, "PAID", 500, customer, s, json, size < 0, -1, -1));
+        }
         int largest = sizes.stream().mapToInt(Math::abs).max().orElse(0);
-        Map<String, Object> settings = Map.of("linger.ms", 5, "max.request.size", largest + (1 << 20),
-                "buffer.memory", 4L * largest + (32 << 20), "compression.type", "none");
+        return send(kafka, topic, Map.of("linger.ms", 5, "max.request.size", largest + (1 << 20),
+                "buffer.memory", 4L * largest + (32 << 20), "compression.type", "none"), batch, p -> null);
+    }
+
+    /**
+     * Sends {@code records} in order (keyed by id, the value their JSON or null, the timestamp
+     * {@code timestampOf} gives or the producer's), waits for every acknowledgement, and keeps
+     * them with the partition and offset Kafka gave each.
+     */
+    private List<Produced> send(KafkaBroker kafka, String topic, Map<String, Object> settings, List<Produced> records,
+            java.util.function.Function<Produced, Long> timestampOf) {
+        List<Produced> sentRecords = new ArrayList<>(records.size());
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producerProperties(settings))) {
-            for (int size : sizes) {
-                long s = seq++;
-                String id = "o" + random.nextInt(orders);
-                String padding = "x".repeat(Math.abs(size));
-                String customer = "c" + s + "-" + padding;
-                String json = size >= 0
-                        ? "{\"id\": \"" + id + "\", \"status\": \"PAID\", \"amount\": 500, \"customer\": {\"name\": \""
-                                + customer + "\"}, \"seq\": " + s + "}"
-                        : "{\"id\": \"" + id + "\", \"pad\": \"" + padding; // malformed
-                RecordMetadata m = producer.send(new ProducerRecord<>(topic, id, json)).get();
-                batch.add(new Produced(id, "PAID", 500, customer, s, json, size < 0, m.partition(), m.offset()));
+            List<Future<RecordMetadata>> sent = new ArrayList<>(records.size());
+            for (Produced p : records) {
+                sent.add(producer.send(new ProducerRecord<>(topic, null, timestampOf.apply(p), p.id(), p.json())));
+            }
+            producer.flush();
+            for (int i = 0; i < records.size(); i++) {
+                RecordMetadata m = sent.get(i).get();
+                Produced p = records.get(i);
+                sentRecords.add(new Produced(p.id(), p.status(), p.amount(), p.customer(), p.seq(), p.json(), p.bad(),
+                        m.partition(), m.offset()));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -174,8 +168,8 @@ public final class OrderStream {
         } catch (ExecutionException e) {
             throw new IllegalStateException("producing to " + topic + " failed", e.getCause());
         }
-        produced.addAll(batch);
-        return batch;
+        produced.addAll(sentRecords);
+        return sentRecords;
     }
 
     /** Treats the record at {@code offset} of {@code partition} as a bad record (one Cassandra refuses, say). */
