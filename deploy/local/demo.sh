@@ -125,10 +125,11 @@ teardown() {
 start() {
   local detach=${1:-}
   [ "$(id -u)" = 0 ] || die "the demo needs root: its stack runs in a network namespace, pods in real containers"
+  "$here/prerequisites.sh" ensure
   mkdir -p "$data"
   local t0=$SECONDS
   if ! "$here/kube-binaries.sh" path >/dev/null 2>&1; then
-    say "first run: building kube-apiserver, etcd, kubelet, kubectl, ... from Go modules (~6-10 min on 2 cores, once)"
+    say "first run: building kube-apiserver, etcd, kubelet, kubectl, ... from Go modules (about 6 minutes on 2 cores, once)"
   fi
   "$here/kube-binaries.sh" build >/dev/null
   build_application

@@ -9,21 +9,10 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
 
-missing=()
-for tool in java mvn curl openssl ss ip nsenter unshare containerd runc ctr buildah gcc; do
-  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "[test] ERROR: missing on PATH: ${missing[*]} (Debian: apt-get install openjdk-17-jdk-headless maven curl openssl iproute2 containerd runc containernetworking-plugins buildah dnsmasq-base gcc libc6-dev; .ci/run installs them)" >&2
-  exit 1
-fi
-java_major=$(java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
-if [ "${java_major%%.*}" -lt 17 ]; then
-  echo "[test] ERROR: Java 17 or newer is needed, found $java_major" >&2
-  exit 1
-fi
+# Everything the suite needs, before anything long starts (installs missing packages as root).
+deploy/local/prerequisites.sh ensure
 
-# The Kubernetes binaries first, in the open: the first build takes 10-25 minutes.
+# The Kubernetes binaries first, in the open: the first build takes about 6 minutes on 2 cores.
 start=$SECONDS
 deploy/local/kube-binaries.sh build >/dev/null
 echo "[test] Kubernetes binaries ready after $((SECONDS - start)) s"
