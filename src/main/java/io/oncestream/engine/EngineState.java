@@ -13,6 +13,11 @@ public enum EngineState {
     WAITING_FOR_CHECKPOINT,
     /** Another transient failure: the worker starts its engine again after a pause. */
     RETRYING,
+    /**
+     * The worker stopped at a barrier and sealed its checkpoint for a rescale: it waits, reporting
+     * its seal, for the operator to replace it (docs/protocol.md §11).
+     */
+    AT_BARRIER,
     COMPLETED, STOPPED, FAILED;
 
     /** Whether a worker in this state is doing its work (what its readiness probe says). */

@@ -19,6 +19,7 @@ import io.oncestream.engine.checkpoint.BatchOffsets;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointContents;
 import io.oncestream.engine.checkpoint.CheckpointException;
+import io.oncestream.engine.checkpoint.CheckpointSeal;
 import io.oncestream.engine.checkpoint.CheckpointUnavailableException;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.config.DeadLetterMode;
@@ -49,7 +50,7 @@ public final class MicroBatchEngine {
     private static final Logger LOG = Logger.getLogger(MicroBatchEngine.class.getName());
 
     /** How {@link #run()} ended. */
-    public enum Outcome { COMPLETED, STOPPED }
+    public enum Outcome { COMPLETED, STOPPED, AT_BARRIER }
 
     /** What one call of {@link #runOnce()} did. */
     public enum StepResult { RAN_BATCH, IDLE }
@@ -64,12 +65,22 @@ public final class MicroBatchEngine {
     private final ProgressTracker progress;
     private final BooleanSupplier stopRequested;
     private final LongSupplier clockMs;
+    private final Epoch epoch;
     private Map<String, Long> drainTargets;
     /** availableNow: the offsets of the last plan, capped to the drain targets. */
     private Map<String, KafkaOffsets> lastCapped;
 
     public MicroBatchEngine(JobConfig config, Checkpoint checkpoint, RecordSource source, RecordTransformer transformer,
             RowSink sink, ProtocolHooks hooks, ProgressTracker progress, BooleanSupplier stopRequested, LongSupplier clockMs) {
+        this(config, checkpoint, source, transformer, sink, hooks, progress, stopRequested, clockMs, Epoch.FIRST);
+    }
+
+    /** The engine of one epoch of a rescalable job: seeded from its savepoint, sealed at its barrier. */
+    public MicroBatchEngine(JobConfig config, Checkpoint checkpoint, RecordSource source, RecordTransformer transformer,
+            RowSink sink, ProtocolHooks hooks, ProgressTracker progress, BooleanSupplier stopRequested, LongSupplier clockMs,
+            Epoch epoch) {
+        this.epoch = epoch;
+        progress.epoch(epoch.number());
         this.config = config;
         this.checkpoint = checkpoint;
         this.source = source;
@@ -104,11 +115,20 @@ public final class MicroBatchEngine {
      * checkpoint, a refused write or (in fail mode) a bad record ends it with an exception.
      */
     public Outcome run() {
+        Optional<CheckpointSeal> sealed = checkpoint.seal();
+        if (sealed.isPresent()) {
+            progress.sealed(sealed.get());
+            return Outcome.AT_BARRIER;
+        }
         long backoff = 1000;
         while (!stopRequested.getAsBoolean()) {
             long started = clockMs.getAsLong();
             StepResult result;
             try {
+                if (epoch.ending() && !openBatch()) {
+                    sealAtBarrier();
+                    return Outcome.AT_BARRIER;
+                }
                 result = runOnce();
                 backoff = 1000;
             } catch (StopRequestedException e) {
@@ -135,11 +155,42 @@ public final class MicroBatchEngine {
             // A trigger interval spaces batches (Spark's processing-time trigger); availableNow drains back to back.
             if (result == StepResult.IDLE || (config.trigger().intervalMs() > 0 && !config.trigger().availableNow())) {
                 progress.state(EngineState.IDLE);
-                pause(Math.max(config.trigger().intervalMs() - (clockMs.getAsLong() - started), result == StepResult.IDLE ? 100 : 0));
+                pause(Math.max(config.trigger().intervalMs() - (clockMs.getAsLong() - started), result == StepResult.IDLE ? 100 : 0),
+                        true);
             }
         }
         progress.state(EngineState.STOPPED);
         return Outcome.STOPPED;
+    }
+
+    /** Whether the newest batch of the offset log has no commit yet (it is replayed before anything else). */
+    private boolean openBatch() {
+        long planned = checkpoint.offsets().latest().map(BatchLog.Entry::batchId).orElse(-1L);
+        long committed = checkpoint.commits().latest().map(BatchLog.Entry::batchId).orElse(-1L);
+        return planned != committed;
+    }
+
+    /**
+     * The barrier (docs/protocol.md §11): every batch is committed, so the checkpoint is sealed
+     * with where each partition's chain stands, durably, before the worker reports it. No batch
+     * is planned in this checkpoint again; the next epoch's owners go on from the seal.
+     */
+    private void sealAtBarrier() {
+        int next = epoch.barrierRequested().getAsInt();
+        Optional<BatchLog.Entry<BatchCommit>> last = checkpoint.commits().latest();
+        CheckpointSeal seal;
+        if (last.isEmpty()) {
+            seal = CheckpointSeal.of(next, -1, null, null, clockMs.getAsLong());
+        } else {
+            long id = last.get().batchId();
+            BatchOffsets offsets = checkpoint.offsets().get(id).orElseThrow(() -> new CheckpointException(
+                    checkpoint.offsets().directory().resolve(Long.toString(id)), "missing, but batch " + id + " is committed"));
+            seal = CheckpointSeal.of(next, id, offsets, last.get().value(), clockMs.getAsLong());
+        }
+        checkpoint.seal(seal);
+        progress.sealed(seal);
+        LOG.log(Level.INFO, "stopped at the barrier for epoch " + next + " after batch " + seal.batchId()
+                + "; checkpoint sealed with " + seal.partitions());
     }
 
     /** Plans and runs at most one batch. */
@@ -425,7 +476,7 @@ public final class MicroBatchEngine {
     private Plan plan(Map<String, KafkaOffsets> kafka) {
         return BatchPlanner.plan(new BatchPlanner.Input(checkpoint.offsets().latest(), checkpoint.commits().latest(),
                 kafka, config.source().startingOffsets(), config.source().maxRecordsPerBatch(),
-                config.source().failOnDataLoss(), clockMs.getAsLong()));
+                config.source().failOnDataLoss(), clockMs.getAsLong(), epoch.seed()));
     }
 
     /**
@@ -455,8 +506,13 @@ public final class MicroBatchEngine {
     }
 
     private void pause(long ms) {
+        pause(ms, false);
+    }
+
+    /** Sleeps {@code ms}, less if asked to stop, or, with {@code untilBarrier}, to stop at a barrier. */
+    private void pause(long ms, boolean untilBarrier) {
         long until = clockMs.getAsLong() + ms;
-        while (!stopRequested.getAsBoolean() && clockMs.getAsLong() < until) {
+        while (!stopRequested.getAsBoolean() && !(untilBarrier && epoch.ending()) && clockMs.getAsLong() < until) {
             try {
                 Thread.sleep(Math.min(50, Math.max(1, until - clockMs.getAsLong())));
             } catch (InterruptedException e) {

@@ -2,6 +2,8 @@ package io.oncestream.engine;
 
 import java.util.Map;
 
+import io.oncestream.engine.checkpoint.CheckpointSeal;
+
 /**
  * A worker's progress, served as JSON at {@code GET /progress} (in the spirit of Spark's
  * {@code StreamingQueryProgress}); the operator aggregates it into the StreamJob status.
@@ -19,6 +21,8 @@ import java.util.Map;
  * @param sourceAvailable false while Kafka cannot be reached
  * @param lastError       the most recent error, or null
  * @param updatedAt       ISO-8601 time of this snapshot
+ * @param epoch           the epoch the worker runs in (0 until the job's first rescale)
+ * @param barrier         the seal of the checkpoint once the worker stopped at a barrier, else null
  */
 public record Progress(
         String jobId,
@@ -33,7 +37,9 @@ public record Progress(
         boolean sinkAvailable,
         boolean sourceAvailable,
         String lastError,
-        String updatedAt) {
+        String updatedAt,
+        int epoch,
+        CheckpointSeal barrier) {
 
     /**
      * @param committed offset after the last committed record

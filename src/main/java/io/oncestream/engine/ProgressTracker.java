@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.oncestream.engine.checkpoint.CheckpointSeal;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.plan.KafkaOffsets;
 
@@ -29,6 +30,8 @@ public final class ProgressTracker {
     private boolean sinkAvailable = true;
     private boolean sourceAvailable = true;
     private String lastError;
+    private int epoch;
+    private CheckpointSeal seal;
 
     public ProgressTracker(String jobId, int workerIndex, int parallelism) {
         this.jobId = jobId;
@@ -81,6 +84,23 @@ public final class ProgressTracker {
         sourceAvailable = available;
     }
 
+    /** The epoch this worker runs in. */
+    public synchronized void epoch(int number) {
+        epoch = number;
+    }
+
+    /** The checkpoint is sealed at a barrier: reported until the worker is replaced. */
+    public synchronized void sealed(CheckpointSeal sealed) {
+        seal = sealed;
+        state = EngineState.AT_BARRIER;
+        runningBatchId = null;
+        running = Map.of();
+        if (sealed.batchId() >= 0) {
+            batchId = Math.max(batchId, sealed.batchId());
+            sealed.partitions().forEach((p, point) -> committed.put(p, point.offset()));
+        }
+    }
+
     public synchronized void error(String message) {
         lastError = message;
     }
@@ -96,6 +116,6 @@ public final class ProgressTracker {
         }
         return new Progress(jobId, workerIndex, parallelism, state, batchId, runningBatchId, partitions,
                 new Progress.Totals(read, filteredOut, written, deadLettered, lostRecords, batches), lastBatch,
-                sinkAvailable, sourceAvailable, lastError, Instant.now().toString());
+                sinkAvailable, sourceAvailable, lastError, Instant.now().toString(), epoch, seal);
     }
 }

@@ -16,6 +16,7 @@ import io.oncestream.engine.checkpoint.CheckpointContents;
 import io.oncestream.engine.checkpoint.CheckpointLockedException;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
 import io.oncestream.engine.checkpoint.DurableFiles;
+import io.oncestream.engine.checkpoint.Savepoint;
 
 /**
  * Opening the checkpoint when its lock may be held for a while: by the process of a pod that
@@ -32,13 +33,14 @@ final class CheckpointLockWait {
     private CheckpointLockWait() {
     }
 
-    static Checkpoint open(Path dir, CheckpointMetadata expected, DurableFiles files, Duration maxWait, ProgressTracker progress,
-            BooleanSupplier stopRequested) {
+    /** Opens {@code dir}, seeded from {@code seed} (null for a job's first epoch), waiting for its lock as said above. */
+    static Checkpoint open(Path dir, CheckpointMetadata expected, Savepoint seed, DurableFiles files, Duration maxWait,
+            ProgressTracker progress, BooleanSupplier stopRequested) {
         Instant since = null;
         long pauseMs = 100;
         while (true) {
             try {
-                Checkpoint checkpoint = Checkpoint.open(dir, expected, files);
+                Checkpoint checkpoint = Checkpoint.open(dir, expected, seed, files);
                 if (since != null) {
                     LOG.log(Level.INFO, "checkpoint lock acquired after waiting "
                             + Duration.between(since, Instant.now()).toMillis() + " ms");

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.logging.Level;
@@ -19,7 +20,11 @@ import io.oncestream.engine.ProtocolHooks;
 import io.oncestream.engine.RowSink;
 import io.oncestream.engine.cassandra.CassandraSessions;
 import io.oncestream.engine.cassandra.CassandraSink;
+import io.oncestream.engine.Epoch;
 import io.oncestream.engine.checkpoint.Checkpoint;
+import io.oncestream.engine.checkpoint.CheckpointEpochs;
+import io.oncestream.engine.checkpoint.CheckpointSeal;
+import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
 import io.oncestream.engine.checkpoint.DurableFiles;
 import io.oncestream.engine.config.JobConfig;
@@ -83,6 +88,12 @@ public final class EngineAssembly implements AutoCloseable {
 
     private EngineAssembly(JobConfig config, int workerIndex, Checkpoint checkpoint, CqlSession session, boolean ownsSession,
             Supplier<RecordTransformer> compiled, ProgressTracker progress, BooleanSupplier stopRequested, Options options) {
+        this(config, workerIndex, checkpoint, session, ownsSession, compiled, progress, stopRequested, options, null, () -> 0);
+    }
+
+    private EngineAssembly(JobConfig config, int workerIndex, Checkpoint checkpoint, CqlSession session, boolean ownsSession,
+            Supplier<RecordTransformer> compiled, ProgressTracker progress, BooleanSupplier stopRequested, Options options,
+            Savepoint savepoint, IntSupplier barrier) {
         KafkaRecordSource openedSource = null;
         CassandraSink openedSink = null;
         // Everything that can fail is inside: a worker that starts again after a transient failure
@@ -92,8 +103,11 @@ public final class EngineAssembly implements AutoCloseable {
             PartitionAssignment assignment = new PartitionAssignment(config.source().topics(), config.parallelism(), workerIndex);
             openedSource = new KafkaRecordSource(config.source(), assignment, stopRequested);
             openedSink = CassandraSink.open(session, config, stopRequested);
+            Epoch epoch = new Epoch(savepoint == null ? 0 : savepoint.epoch(),
+                    savepoint == null ? null : assignment.seed(savepoint), barrier);
             this.engine = new MicroBatchEngine(config, checkpoint, openedSource, transformer,
-                    options.sinkWrapper().apply(openedSink), options.hooks(), progress, stopRequested, System::currentTimeMillis);
+                    options.sinkWrapper().apply(openedSink), options.hooks(), progress, stopRequested, System::currentTimeMillis,
+                    epoch);
         } catch (RuntimeException e) {
             closeQuietly(openedSink, e);
             closeQuietly(openedSource, e);
@@ -112,12 +126,27 @@ public final class EngineAssembly implements AutoCloseable {
      * connects to anything, then connects to Cassandra, reporting {@code WAITING_FOR_SINK} with
      * the error for as long as no node answers. The session is the assembly's.
      *
+     * The checkpoint is the one of the savepoint's epoch on the volume (epoch 0 without one); a
+     * checkpoint already sealed at a barrier is reported and nothing connects.
+     *
+     * @param savepoint the savepoint the worker's epoch starts from, or null for the job's first epoch
+     * @param barrier   the epoch a barrier was requested for, 0 while none was
      * @throws io.oncestream.engine.StopRequestedException if asked to stop before Cassandra answered
+     * @throws Sealed if the checkpoint is sealed
      */
-    public static EngineAssembly connect(JobConfig config, int workerIndex, Path checkpointDir, String cassandraUsername,
-            String cassandraPassword, ProgressTracker progress, BooleanSupplier stopRequested, Options options) {
-        Checkpoint checkpoint = CheckpointLockWait.open(checkpointDir, metadata(config, workerIndex), options.files(),
+    public static EngineAssembly connect(JobConfig config, int workerIndex, Path volume, Savepoint savepoint,
+            IntSupplier barrier, String cassandraUsername, String cassandraPassword, ProgressTracker progress,
+            BooleanSupplier stopRequested, Options options) {
+        progress.epoch(savepoint == null ? 0 : savepoint.epoch());
+        Path checkpointDir = CheckpointEpochs.check(volume, savepoint == null ? 0 : savepoint.epoch());
+        Checkpoint checkpoint = CheckpointLockWait.open(checkpointDir, metadata(config, workerIndex), savepoint, options.files(),
                 options.lockWait(), progress, stopRequested);
+        java.util.Optional<CheckpointSeal> seal = checkpoint.seal();
+        if (seal.isPresent()) {
+            checkpoint.close();
+            progress.sealed(seal.get());
+            throw new Sealed(seal.get());
+        }
         // The expressions compile on a thread of their own while the driver connects: setting up
         // CEL is a few hundred ms of CPU at start, and connecting is mostly waiting for Cassandra.
         CompletableFuture<RecordTransformer> compiling = CompletableFuture.supplyAsync(() -> RecordTransformer.compile(config), task -> {
@@ -142,7 +171,21 @@ public final class EngineAssembly implements AutoCloseable {
             throw e;
         }
         return new EngineAssembly(config, workerIndex, checkpoint, session, true, () -> joined(compiling), progress, stopRequested,
-                options);
+                options, savepoint, barrier);
+    }
+
+    /** The checkpoint was sealed at a barrier: the worker only reports it until it is replaced. */
+    public static final class Sealed extends RuntimeException {
+        private final transient CheckpointSeal seal;
+
+        Sealed(CheckpointSeal seal) {
+            super("the checkpoint is sealed at the barrier for epoch " + seal.nextEpoch() + " after batch " + seal.batchId());
+            this.seal = seal;
+        }
+
+        public CheckpointSeal seal() {
+            return seal;
+        }
     }
 
     /** The compiled expressions, or what compiling them threw (an invalid expression names its field). */

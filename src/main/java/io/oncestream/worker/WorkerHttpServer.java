@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,7 +20,8 @@ import io.oncestream.engine.Progress;
 /**
  * The worker's HTTP endpoints: {@code GET /progress} (JSON {@link Progress}), {@code /metrics}
  * (Prometheus text), {@code /healthz/live} (the process answers) and {@code /healthz/ready}
- * (the engine runs and has not failed).
+ * (the engine runs and has not failed), and {@code POST /barrier?epoch=N}, by which the operator
+ * asks the worker to stop at its next batch boundary for a rescale (docs/protocol.md §11).
  */
 final class WorkerHttpServer implements AutoCloseable {
 
@@ -27,7 +29,12 @@ final class WorkerHttpServer implements AutoCloseable {
 
     private final HttpServer server;
 
-    WorkerHttpServer(String host, int port, Supplier<Progress> progress, BooleanSupplier ready) throws IOException {
+    /** What {@code POST /barrier} answers: 202 when the barrier is requested, 4xx with why not. */
+    record BarrierAnswer(int status, String message) {
+    }
+
+    WorkerHttpServer(String host, int port, Supplier<Progress> progress, BooleanSupplier ready,
+            IntFunction<BarrierAnswer> barrier) throws IOException {
         server = HttpServer.create(new InetSocketAddress(host, port), 16);
         server.setExecutor(Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "worker-http");
@@ -42,9 +49,25 @@ final class WorkerHttpServer implements AutoCloseable {
             boolean ok = ready.getAsBoolean();
             respond(ex, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "not ready: " + progress.get().state() + "\n");
         });
+        server.createContext("/barrier", ex -> {
+            try (ex) {
+                if (!"POST".equals(ex.getRequestMethod())) {
+                    ex.sendResponseHeaders(405, -1);
+                    return;
+                }
+                String query = ex.getRequestURI().getQuery();
+                BarrierAnswer answer;
+                if (query == null || !query.matches("epoch=[1-9][0-9]{0,8}")) {
+                    answer = new BarrierAnswer(400, "POST /barrier?epoch=N, with N the epoch the barrier ends this one for");
+                } else {
+                    answer = barrier.apply(Integer.parseInt(query.substring("epoch=".length())));
+                }
+                send(ex, answer.status(), "application/json", JSON.writeValueAsString(Map.of("message", answer.message())));
+            }
+        });
         server.createContext("/", ex -> respond(ex, 404, "application/json",
                 JSON.writeValueAsString(Map.of("error", "not found", "endpoints",
-                        new String[] {"/progress", "/metrics", "/healthz/live", "/healthz/ready"}))));
+                        new String[] {"/progress", "/metrics", "/healthz/live", "/healthz/ready", "POST /barrier?epoch=N"}))));
         server.start();
     }
 
@@ -58,12 +81,16 @@ final class WorkerHttpServer implements AutoCloseable {
                 ex.sendResponseHeaders(405, -1);
                 return;
             }
-            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-            ex.getResponseHeaders().set("Content-Type", type);
-            ex.sendResponseHeaders(status, bytes.length);
-            try (OutputStream out = ex.getResponseBody()) {
-                out.write(bytes);
-            }
+            send(ex, status, type, body);
+        }
+    }
+
+    private static void send(HttpExchange ex, int status, String type, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", type);
+        ex.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(bytes);
         }
     }
 

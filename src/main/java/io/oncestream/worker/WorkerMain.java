@@ -5,12 +5,14 @@ import java.util.logging.Logger;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.oncestream.engine.EngineState;
 import io.oncestream.engine.FailureKind;
 import io.oncestream.engine.MicroBatchEngine;
 import io.oncestream.engine.ProgressTracker;
 import io.oncestream.engine.StopRequestedException;
+import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
 import io.oncestream.engine.config.RestartMode;
@@ -51,6 +53,7 @@ public final class WorkerMain {
     static int run(String[] args) {
         WorkerOptions options;
         JobConfig config;
+        Savepoint savepoint;
         try {
             options = WorkerOptions.parse(args, System.getenv());
             config = KafkaSecrets.apply(JobConfigs.read(options.config()), System.getenv());
@@ -58,11 +61,15 @@ public final class WorkerMain {
                 throw new IllegalArgumentException("worker index " + options.workerIndex() + " is not below parallelism "
                         + config.parallelism());
             }
+            savepoint = readSavepoint(options.savepoint(), config);
         } catch (RuntimeException e) {
             System.err.println("oncestream worker: " + e.getMessage());
             return 2;
         }
         ProgressTracker progress = new ProgressTracker(config.jobId(), options.workerIndex(), config.parallelism());
+        int epoch = savepoint == null ? 0 : savepoint.epoch();
+        progress.epoch(epoch);
+        AtomicInteger barrier = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
         CountDownLatch finished = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -74,10 +81,10 @@ public final class WorkerMain {
             }
         }, "worker-shutdown"));
         try (WorkerHttpServer http = new WorkerHttpServer(options.httpHost(), options.httpPort(), progress::snapshot,
-                () -> progress.state().working())) {
+                () -> progress.state().working(), requested -> requestBarrier(barrier, epoch, requested))) {
             LOG.log(Level.INFO, "worker " + options.workerIndex() + " of job " + config.jobId()
                     + " serving http on " + options.httpHost() + ":" + http.port());
-            return runUntilDone(config, options, progress, stop);
+            return runUntilDone(config, options, savepoint, barrier, progress, stop);
         } catch (java.io.IOException e) {
             System.err.println("oncestream worker: cannot serve http on " + options.httpHost() + ":" + options.httpPort()
                     + ": " + e.getMessage());
@@ -87,16 +94,59 @@ public final class WorkerMain {
         }
     }
 
+    /**
+     * The savepoint the worker's epoch starts from, checked against its configuration, or null
+     * for the job's first epoch.
+     */
+    static Savepoint readSavepoint(java.nio.file.Path file, JobConfig config) {
+        if (file == null) {
+            return null;
+        }
+        Savepoint savepoint;
+        try {
+            savepoint = Savepoint.decode(file, java.nio.file.Files.readString(file));
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("cannot read the savepoint " + file + ": " + e.getMessage(), e);
+        }
+        if (!savepoint.jobId().equals(config.jobId())) {
+            throw new IllegalArgumentException("the savepoint " + file + " belongs to job '" + savepoint.jobId() + "', not '"
+                    + config.jobId() + "'");
+        }
+        if (savepoint.toParallelism() != config.parallelism()) {
+            throw new IllegalArgumentException("the savepoint " + file + " starts epoch " + savepoint.epoch() + " with "
+                    + savepoint.toParallelism() + " workers, but the configuration has parallelism " + config.parallelism());
+        }
+        return savepoint;
+    }
+
+    /** {@code POST /barrier?epoch=N}: the engine stops at its next batch boundary and seals its checkpoint for epoch N. */
+    private static WorkerHttpServer.BarrierAnswer requestBarrier(AtomicInteger barrier, int epoch, int requested) {
+        if (requested <= epoch) {
+            return new WorkerHttpServer.BarrierAnswer(409, "this worker runs epoch " + epoch + "; a barrier must be for a later one");
+        }
+        int now = barrier.accumulateAndGet(requested, Math::max);
+        if (now == requested) {
+            LOG.log(Level.INFO, "barrier requested for epoch " + requested + ": stopping at the next batch boundary");
+        }
+        return new WorkerHttpServer.BarrierAnswer(202, "stopping at the next batch boundary for epoch " + now);
+    }
+
     /** Runs the engine, again after each transient failure, and after permanent ones as {@code restart} says. */
-    private static int runUntilDone(JobConfig config, WorkerOptions options, ProgressTracker progress, AtomicBoolean stop) {
+    private static int runUntilDone(JobConfig config, WorkerOptions options, Savepoint savepoint, AtomicInteger barrier,
+            ProgressTracker progress, AtomicBoolean stop) {
         long firstRestartPause = Math.min(FIRST_RESTART_PAUSE_MS, config.restart().maxBackoffMs());
         long transientPause = 1000;
         long restartPause = firstRestartPause;
         while (true) {
             long started = System.currentTimeMillis();
             try {
-                MicroBatchEngine.Outcome outcome = runEngine(config, options, progress, stop);
+                MicroBatchEngine.Outcome outcome = runEngine(config, options, savepoint, barrier, progress, stop);
                 LOG.log(Level.INFO, "worker finished: " + outcome);
+                if (outcome == MicroBatchEngine.Outcome.AT_BARRIER) {
+                    LOG.log(Level.INFO, "at the barrier; reporting the seal until replaced");
+                    awaitStop(stop);
+                    return 0;
+                }
                 if (outcome == MicroBatchEngine.Outcome.COMPLETED && options.waitWhenDone()) {
                     LOG.log(Level.INFO, "drained; reporting COMPLETED until stopped (--when-done wait)");
                     awaitStop(stop);
@@ -157,18 +207,21 @@ public final class WorkerMain {
         return !stop.get();
     }
 
-    private static MicroBatchEngine.Outcome runEngine(JobConfig config, WorkerOptions options, ProgressTracker progress,
-            AtomicBoolean stop) {
+    private static MicroBatchEngine.Outcome runEngine(JobConfig config, WorkerOptions options, Savepoint savepoint,
+            AtomicInteger barrier, ProgressTracker progress, AtomicBoolean stop) {
         EngineAssembly.Options production = EngineAssembly.Options.production()
                 .withHooks(TestPauseHooks.fromEnvironment(System.getenv()))
                 .withLockWait(options.lockWait());
         EngineAssembly engine;
         try {
-            engine = EngineAssembly.connect(config, options.workerIndex(), options.checkpoint(), System.getenv("CASSANDRA_USERNAME"),
+            engine = EngineAssembly.connect(config, options.workerIndex(), options.checkpoint(), savepoint, barrier::get,
+                    System.getenv("CASSANDRA_USERNAME"),
                     System.getenv("CASSANDRA_PASSWORD"), progress, stop::get, production);
         } catch (StopRequestedException e) {
             progress.state(EngineState.STOPPED);
             return MicroBatchEngine.Outcome.STOPPED;
+        } catch (EngineAssembly.Sealed e) {
+            return MicroBatchEngine.Outcome.AT_BARRIER;
         }
         try (engine) {
             return engine.run();

@@ -12,14 +12,20 @@ import java.util.Map;
  * make the kubelet start it again.
  * {@code --lock-wait SECONDS} (600) is how long the worker waits for its checkpoint's lock, held
  * by another process, before it exits with code 3 to be restarted.
+ * {@code --savepoint FILE} is the savepoint the worker's epoch starts from (docs/protocol.md §11);
+ * by default {@code savepoint.json} next to the configuration, if there is one (the operator puts
+ * it in the same ConfigMap), else none: the job's first epoch.
  * The worker index defaults to {@code ONCESTREAM_WORKER_INDEX}, else to the ordinal at the end
  * of {@code POD_NAME} (a StatefulSet pod {@code job-2} is worker 2), else 0.
  */
 record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpHost, int httpPort, boolean waitWhenDone,
-        Duration lockWait) {
+        Duration lockWait, Path savepoint) {
 
     static final String USAGE = "usage: worker --config FILE --checkpoint DIR [--worker-index N] [--http-host HOST] [--http-port PORT]"
-            + " [--when-done exit|wait] [--lock-wait SECONDS]";
+            + " [--when-done exit|wait] [--lock-wait SECONDS] [--savepoint FILE]";
+
+    /** The savepoint's name next to the configuration (its key in the worker ConfigMap). */
+    static final String SAVEPOINT_FILE = "savepoint.json";
 
     static WorkerOptions parse(String[] args, Map<String, String> env) {
         Path config = null;
@@ -29,6 +35,7 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
         int port = 8080;
         boolean waitWhenDone = false;
         Duration lockWait = EngineAssembly.Options.DEFAULT_LOCK_WAIT;
+        Path savepoint = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (i + 1 >= args.length) {
@@ -47,6 +54,7 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
                     default -> throw new IllegalArgumentException("--when-done takes exit or wait, not " + value + "\n" + USAGE);
                 };
                 case "--lock-wait" -> lockWait = Duration.ofSeconds(number(arg, value));
+                case "--savepoint" -> savepoint = Path.of(value);
                 default -> throw new IllegalArgumentException("unknown option " + arg + "\n" + USAGE);
             }
         }
@@ -59,7 +67,11 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
         if (lockWait.isNegative()) {
             throw new IllegalArgumentException("--lock-wait must not be negative\n" + USAGE);
         }
-        return new WorkerOptions(config, checkpoint, index, host, port, waitWhenDone, lockWait);
+        if (savepoint == null) {
+            Path beside = config.resolveSibling(SAVEPOINT_FILE);
+            savepoint = java.nio.file.Files.exists(beside) ? beside : null;
+        }
+        return new WorkerOptions(config, checkpoint, index, host, port, waitWhenDone, lockWait, savepoint);
     }
 
     private static int indexFromEnvironment(Map<String, String> env) {

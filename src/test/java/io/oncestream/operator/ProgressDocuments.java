@@ -40,7 +40,7 @@ public final class ProgressDocuments {
         Progress p = new Progress(jobId, workerIndex, 2, state, batchId, null, parts,
                 new Progress.Totals(1000, 100, 850, 50, 0, batchId + 1),
                 new Progress.BatchFigures(batchId, false, 100, 10, 85, 5, Map.of("total", 100L), 1000.0, 850.0),
-                sinkAvailable, true, error, "2026-12-02T10:00:00Z");
+                sinkAvailable, true, error, "2026-12-02T10:00:00Z", 0, null);
         try {
             return JSON.writeValueAsString(p);
         } catch (JsonProcessingException e) {

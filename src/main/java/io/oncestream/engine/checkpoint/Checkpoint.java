@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -19,14 +20,21 @@ import java.util.concurrent.ConcurrentHashMap;
  * offsets/N     the write-ahead log: batch N's exact ranges, written before reading
  * commits/N     the commit log: written after every row of batch N is acknowledged
  * .lock         held exclusively while a worker uses the directory; says who holds it
+ * savepoint     epochs after the first: the savepoint this checkpoint was seeded from ({@link Savepoint})
+ * sealed        the epoch ended at a barrier: nothing is planned here again ({@link CheckpointSeal})
  * </pre>
+ * Epoch 0 is the volume's root, epoch e the directory {@code epoch-<e>} ({@link CheckpointEpochs}).
  */
 public final class Checkpoint implements AutoCloseable {
 
     /** Checkpoint directories (real paths) this JVM holds open. */
     private static final Set<Path> HELD_IN_THIS_PROCESS = ConcurrentHashMap.newKeySet();
 
+    static final String SEALED = "sealed";
+    static final String SAVEPOINT = "savepoint";
+
     private final Path dir;
+    private final DurableFiles files;
     private final Path held;
     private final FileChannel lockChannel;
     private final FileLock lock;
@@ -36,6 +44,7 @@ public final class Checkpoint implements AutoCloseable {
 
     private Checkpoint(Path dir, Path held, FileChannel lockChannel, FileLock lock, DurableFiles files) {
         this.dir = dir;
+        this.files = files;
         this.held = held;
         this.lockChannel = lockChannel;
         this.lock = lock;
@@ -51,6 +60,15 @@ public final class Checkpoint implements AutoCloseable {
      * belongs to another job or partition share ({@link CheckpointException}).
      */
     public static Checkpoint open(Path dir, CheckpointMetadata expected, DurableFiles files) {
+        return open(dir, expected, null, files);
+    }
+
+    /**
+     * As {@link #open(Path, CheckpointMetadata, DurableFiles)}, for a checkpoint seeded from
+     * {@code seed} (null for epoch 0): a new checkpoint gets the savepoint file before its
+     * metadata, and an existing one must hold the same savepoint.
+     */
+    public static Checkpoint open(Path dir, CheckpointMetadata expected, Savepoint seed, DurableFiles files) {
         FileChannel channel = null;
         Path lockFile = dir.resolve(".lock");
         Path held = null;
@@ -79,6 +97,7 @@ public final class Checkpoint implements AutoCloseable {
             // before recovery acts on it (found by model/protocol.pml: a replayed batch whose
             // offsets entry a later power loss removes would be planned again differently).
             files.syncDirectory(dir);
+            checkOrWriteSavepoint(dir.resolve(SAVEPOINT), seed, files);
             checkOrWriteMetadata(dir.resolve("metadata"), expected, files);
             return new Checkpoint(dir, held, channel, lock, files);
         } catch (IOException e) {
@@ -111,6 +130,28 @@ public final class Checkpoint implements AutoCloseable {
         }
     }
 
+    /** The savepoint goes in before the metadata: a checkpoint with metadata always has the savepoint it started from. */
+    private static void checkOrWriteSavepoint(Path file, Savepoint seed, DurableFiles files) throws IOException {
+        if (seed == null) {
+            return;
+        }
+        if (!Files.exists(file)) {
+            if (Files.exists(file.resolveSibling("metadata"))) {
+                throw new CheckpointException(file, "missing, but the checkpoint has metadata: it was not seeded from a"
+                        + " savepoint, so it cannot be epoch " + seed.epoch());
+            }
+            files.createAtomically(file, CheckpointJson.encode(seed));
+            return;
+        }
+        Savepoint found = CheckpointJson.decode(file, Files.readAllBytes(file), Savepoint.class);
+        if (!found.equals(seed)) {
+            throw new CheckpointException(file, "was seeded from another savepoint (epoch " + found.epoch() + " of job '"
+                    + found.jobId() + "', " + found.fromParallelism() + " -> " + found.toParallelism() + " workers) than the one"
+                    + " this worker was given (epoch " + seed.epoch() + ", " + seed.fromParallelism() + " -> "
+                    + seed.toParallelism() + ")");
+        }
+    }
+
     private static void checkOrWriteMetadata(Path file, CheckpointMetadata expected, DurableFiles files) throws IOException {
         if (!Files.exists(file)) {
             files.createAtomically(file, CheckpointJson.encode(expected));
@@ -137,6 +178,44 @@ public final class Checkpoint implements AutoCloseable {
 
     public Path directory() {
         return dir;
+    }
+
+    /** The seal of this checkpoint's epoch, if a barrier ended it. */
+    public Optional<CheckpointSeal> seal() {
+        return readSeal(dir);
+    }
+
+    /**
+     * Seals the checkpoint at a barrier: create-only and durable, so that once a worker reports
+     * the seal no batch can follow it here. Sealing again with the same seal is a no-op; another
+     * one is an error.
+     */
+    public void seal(CheckpointSeal seal) {
+        Path file = dir.resolve(SEALED);
+        try {
+            if (!files.createAtomically(file, CheckpointJson.encode(seal))) {
+                CheckpointSeal found = readSeal(dir).orElseThrow();
+                if (found.nextEpoch() != seal.nextEpoch() || found.batchId() != seal.batchId()
+                        || !found.partitions().equals(seal.partitions())) {
+                    throw new CheckpointException(file, "already sealed differently: for epoch " + found.nextEpoch()
+                            + " after batch " + found.batchId());
+                }
+            }
+        } catch (IOException e) {
+            throw new CheckpointUnavailableException(dir, "cannot seal checkpoint: " + describe(e), e);
+        }
+    }
+
+    /** The seal in {@code dir}, read without the lock (the file is create-only). */
+    public static Optional<CheckpointSeal> readSeal(Path dir) {
+        Path file = dir.resolve(SEALED);
+        try {
+            return Optional.of(CheckpointJson.decode(file, Files.readAllBytes(file), CheckpointSeal.class));
+        } catch (java.nio.file.NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new CheckpointUnavailableException(dir, "cannot read " + file + ": " + describe(e), e);
+        }
     }
 
     /** The offset write-ahead log. */

@@ -18,7 +18,7 @@ import io.oncestream.engine.config.StartingOffsets;
  *
  * <table>
  * <tr><th>O</th><th>C</th><th>plan</th></tr>
- * <tr><td>none</td><td>none</td><td>batch 0 from {@code startingOffsets}</td></tr>
+ * <tr><td>none</td><td>none</td><td>batch 0 from {@code startingOffsets}, or from the {@link Seed} of a savepoint</td></tr>
  * <tr><td>N</td><td>N</td><td>batch N+1 from the ends of N</td></tr>
  * <tr><td>N</td><td>N-1 (none if N = 0)</td><td>replay N with exactly its ranges</td></tr>
  * <tr><td>N</td><td>below N-1, or above N</td><td>error: the logs do not belong together</td></tr>
@@ -45,7 +45,15 @@ public final class BatchPlanner {
             StartingOffsets startingOffsets,
             long maxRecords,
             boolean failOnDataLoss,
-            long nowMs) {
+            long nowMs,
+            Seed seed) {
+
+        /** Without a seed: a checkpoint of the job's first epoch. */
+        public Input(Optional<BatchLog.Entry<BatchOffsets>> lastOffsets, Optional<BatchLog.Entry<BatchCommit>> lastCommit,
+                Map<String, KafkaOffsets> kafka, StartingOffsets startingOffsets, long maxRecords, boolean failOnDataLoss,
+                long nowMs) {
+            this(lastOffsets, lastCommit, kafka, startingOffsets, maxRecords, failOnDataLoss, nowMs, null);
+        }
     }
 
     public static Plan plan(Input in) {
@@ -54,9 +62,20 @@ public final class BatchPlanner {
             return new Plan.Replay(replay.batchId(), replay.offsets());
         }
         if (recovery instanceof Recovery.NextBatch after) {
-            return next(after.batchId(), after.previous().partitions(), after.previousCommit().lastTimestamps(), false, in);
+            Map<String, Long> ends = new TreeMap<>();
+            after.previous().partitions().forEach((p, r) -> ends.put(p, r.end()));
+            return next(after.batchId(), ends, after.previousCommit().lastTimestamps(), p -> false, in);
         }
-        return next(0, Map.of(), Map.of(), true, in);
+        if (in.seed() != null) {
+            Map<String, Long> ends = new TreeMap<>();
+            Map<String, Long> bases = new TreeMap<>();
+            in.seed().partitions().forEach((p, point) -> {
+                ends.put(p, point.offset());
+                bases.put(p, point.lastTimestamp());
+            });
+            return next(0, ends, bases, in.seed().startsFromStartingOffsets(), in);
+        }
+        return next(0, Map.of(), Map.of(), p -> true, in);
     }
 
     /**
@@ -87,8 +106,12 @@ public final class BatchPlanner {
                 + ": the logs do not belong together");
     }
 
-    private static Plan next(long batchId, Map<String, PartitionRange> previous, Map<String, Long> lastTimestamps,
-            boolean first, Input in) {
+    /**
+     * @param previous ends of the partitions the checkpoint (or its seed) knows
+     * @param first    for a partition it does not know: whether it starts by {@code startingOffsets} (else earliest)
+     */
+    private static Plan next(long batchId, Map<String, Long> previous, Map<String, Long> lastTimestamps,
+            java.util.function.Predicate<String> first, Input in) {
         for (String partition : previous.keySet()) {
             if (!in.kafka().containsKey(partition)) {
                 throw new PlanningException("partition " + partition + " is in the checkpoint but no longer in Kafka"
@@ -100,11 +123,11 @@ public final class BatchPlanner {
         for (Map.Entry<String, KafkaOffsets> e : new TreeMap<>(in.kafka()).entrySet()) {
             String partition = e.getKey();
             KafkaOffsets kafka = e.getValue();
-            PartitionRange before = previous.get(partition);
+            Long before = previous.get(partition);
             long start;
             if (before != null) {
-                start = before.end();
-            } else if (first && in.startingOffsets() == StartingOffsets.LATEST) {
+                start = before;
+            } else if (in.startingOffsets() == StartingOffsets.LATEST && first.test(partition)) {
                 start = kafka.latest();
             } else {
                 start = kafka.earliest();

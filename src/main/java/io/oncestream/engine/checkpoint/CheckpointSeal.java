@@ -1,0 +1,31 @@
+package io.oncestream.engine.checkpoint;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code sealed}: the epoch of this checkpoint ended at a barrier, after batch {@code batchId}
+ * was committed. Written create-only and durable before the worker reports it; a worker that
+ * finds it never plans again in this directory (docs/protocol.md §11, invariant I9).
+ *
+ * @param nextEpoch  the epoch whose savepoint this seal is part of
+ * @param batchId    the last committed batch, -1 if the worker committed none
+ * @param partitions per {@code topic-partition} of the last batch: its end and the last timestamp of its chain
+ * @param sealedAtMs wall-clock time of the seal
+ */
+public record CheckpointSeal(int nextEpoch, long batchId, Map<String, ChainPoint> partitions, long sealedAtMs) {
+
+    public CheckpointSeal {
+        partitions = new TreeMap<>(partitions);
+    }
+
+    /** The seal of a checkpoint whose last committed batch is {@code batchId} with {@code offsets} and {@code commit}, or -1 and nothing. */
+    public static CheckpointSeal of(int nextEpoch, long batchId, BatchOffsets offsets, BatchCommit commit, long nowMs) {
+        Map<String, ChainPoint> points = new TreeMap<>();
+        if (offsets != null) {
+            offsets.partitions().forEach((p, r) -> points.put(p, new ChainPoint(r.end(),
+                    commit.lastTimestamps().getOrDefault(p, r.timestampBase()))));
+        }
+        return new CheckpointSeal(nextEpoch, batchId, points, nowMs);
+    }
+}
