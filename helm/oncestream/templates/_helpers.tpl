@@ -64,7 +64,7 @@ deploy/operator/rbac.yaml, which the build generates from the calls the code mak
   verbs: [get, list, watch]
 - apiGroups: [""]
   resources: [pods]
-  verbs: [list, watch]
+  verbs: [list, watch, delete]
 - apiGroups: [""]
   resources: [events]
   verbs: [create]

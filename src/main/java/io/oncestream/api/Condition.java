@@ -10,7 +10,7 @@ import io.fabric8.generator.annotation.Required;
 public class Condition {
 
     @Required
-    @JsonPropertyDescription("Ready, Progressing, ConfigValid, SinkAvailable, SourceAvailable or Stalled.")
+    @JsonPropertyDescription("Ready, Progressing, ConfigValid, SinkAvailable, SourceAvailable, Rescaling or Stalled.")
     public String type;
 
     @Required

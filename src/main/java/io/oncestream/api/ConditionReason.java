@@ -10,6 +10,8 @@ public enum ConditionReason {
     NoWorkerReported, WritesAcknowledged, WritesFailing, KafkaReachable, KafkaUnreachable,
     // Progressing
     BatchesCommitting, NotCommitting, WorkerWaiting,
+    // Rescaling (and Progressing while it runs)
+    StoppingAtBarrier, StartingWorkers, RescaleCompleted,
     // Stalled
     NotStalled
 }

@@ -12,6 +12,8 @@ public enum ConditionType {
     SinkAvailable,
     /** Kafka answers the workers. */
     SourceAvailable,
+    /** The job's workers are being replaced by another number of them at a batch boundary (docs/protocol.md §11). */
+    Rescaling,
     /** Nothing will change without a change of the spec (kstatus reads True as Failed). */
     Stalled
 }

@@ -11,6 +11,7 @@ import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 import io.fabric8.generator.annotation.ValidationRule;
 
 import io.oncestream.engine.config.Consistency;
@@ -63,8 +64,10 @@ public class StreamJobSpec {
     @Default("" + JobDefaults.PARALLELISM)
     @Min(1)
     @Max(256)
-    @JsonPropertyDescription("Number of workers; Kafka partitions are split among them. Changing it on a job that has "
-            + "checkpoints is refused.")
+    @SpecReplicas
+    @JsonPropertyDescription("Number of workers; Kafka partitions are split among them. Changing it rescales the job: its"
+            + " workers stop at a batch boundary, the operator takes a savepoint, and the new number of workers continue"
+            + " from it exactly once (also by kubectl scale streamjob/NAME --replicas=N).")
     public Integer parallelism;
 
     @JsonPropertyDescription("The workers' checkpoint volumes.")

@@ -9,6 +9,9 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
+import io.fabric8.kubernetes.model.annotation.LabelSelector;
+import io.fabric8.kubernetes.model.annotation.StatusReplicas;
+
 /** What the operator observed of a StreamJob: a projection of its workers' progress. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class StreamJobStatus {
@@ -16,10 +19,10 @@ public class StreamJobStatus {
     @JsonPropertyDescription("The spec generation this status describes.")
     public Long observedGeneration;
 
-    @JsonPropertyDescription("Pending, Running, Degraded, Suspended, Completed or Failed.")
+    @JsonPropertyDescription("Pending, Running, Degraded, Rescaling, Suspended, Completed or Failed.")
     public Phase phase;
 
-    @JsonPropertyDescription("Ready, Progressing, ConfigValid, SinkAvailable, SourceAvailable and Stalled.")
+    @JsonPropertyDescription("Ready, Progressing, ConfigValid, SinkAvailable, SourceAvailable, Rescaling and Stalled.")
     public List<Condition> conditions = new ArrayList<>();
 
     @JsonPropertyDescription("Last batch committed by every worker (the lowest of the workers' batch ids).")
@@ -37,6 +40,17 @@ public class StreamJobStatus {
     @JsonPropertyDescription("Record counts since the workers started.")
     public Totals totals;
 
+    @JsonPropertyDescription("The job's epoch: 0 until its first rescale, one more after each.")
+    public Integer epoch;
+
+    @StatusReplicas
+    @JsonPropertyDescription("Number of workers of the job's current shape (the scale subresource's status replicas).")
+    public Integer replicas;
+
+    @LabelSelector
+    @JsonPropertyDescription("Label selector of the job's worker pods (for the scale subresource and autoscalers).")
+    public String selector;
+
     @JsonPropertyDescription("One entry per worker.")
     public List<WorkerStatus> workers;
 
@@ -48,7 +62,7 @@ public class StreamJobStatus {
     }
 
     /** The job's overall state. */
-    public enum Phase { Pending, Running, Degraded, Suspended, Completed, Failed }
+    public enum Phase { Pending, Running, Degraded, Rescaling, Suspended, Completed, Failed }
 
     /** Throughput. */
     @JsonInclude(JsonInclude.Include.NON_NULL)

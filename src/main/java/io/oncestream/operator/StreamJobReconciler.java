@@ -3,6 +3,7 @@ package io.oncestream.operator;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,6 +19,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -32,23 +34,30 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 
+import io.oncestream.api.ConditionReason;
+import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
-import io.oncestream.engine.config.InvalidConfigException;
+import io.oncestream.engine.checkpoint.CheckpointSeal;
+import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
 import io.oncestream.operator.cache.CachedObjects;
 import io.oncestream.operator.model.CheckedSpecs;
 import io.oncestream.operator.model.CheckpointCompatibility;
+import io.oncestream.operator.model.Savepoints;
 import io.oncestream.operator.model.WorkerJobConfigs;
 import io.oncestream.operator.model.WorkerSettings;
+import io.oncestream.operator.progress.Barriers;
 import io.oncestream.operator.progress.ProgressPoller;
 import io.oncestream.operator.progress.WorkerPods;
 import io.oncestream.operator.status.PhaseEvents;
 import io.oncestream.operator.status.ReconcileFailures;
 import io.oncestream.operator.status.StatusChanges;
+import io.oncestream.operator.status.Rescale;
 import io.oncestream.operator.status.StatusProjection;
+import io.oncestream.operator.status.WorkerProgress;
 
 /**
  * Reconciles a StreamJob: checks the spec (CEL compiled, fields mapped), refuses changes its
@@ -73,6 +82,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
 
     private final WorkerSettings settings;
     private final ProgressPoller poller;
+    private final Barriers barriers;
+    private final KubernetesClient client;
     private final ProgressWatch watch;
     private final Duration pollInterval;
     private final JobEvents events;
@@ -84,6 +95,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         this.settings = new WorkerSettings(config.workerImage(), config.workerImagePullPolicy(),
                 config.workerTerminationGraceSeconds());
         this.poller = new ProgressPoller(config.pollTimeout());
+        this.barriers = new Barriers(config.pollTimeout());
+        this.client = client;
         this.watch = new ProgressWatch(poller, config.pollInterval(), metrics);
         this.pollInterval = config.pollInterval();
         this.events = new JobEvents(client);
@@ -129,18 +142,28 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     public UpdateControl<StreamJob> reconcile(StreamJob job, Context<StreamJob> context) {
         metrics.watch(context.getPrimaryCache());
         CheckedSpecs.Checked spec = checkSpec(job, context);
-        String refusal = spec.config() == null ? null : refusal(job, spec.config(), context).orElse(null);
+        Applied applied = applied(job, context);
+        String refusal = spec.config() == null ? null : refusal(job, spec.config(), applied, context).orElse(null);
         boolean apply = spec.config() != null && refusal == null;
         int replicas;
+        Handoff handoff = Handoff.NONE;
         if (apply) {
             boolean drained = drained(job, spec.config());
-            applyWorkers(spec.config(), drained, context);
-            if (drained) {
-                watch.forget(ResourceID.fromResource(job));
-                metrics.reconciled(false, false);
-                return UpdateControl.noUpdate();
+            handoff = handoff(job, spec.config(), applied, context);
+            if (handoff.waiting()) {
+                // Stopping at the barrier: the workers keep the configuration they run (started
+                // again if an availableNow job had stopped them: they seal at once).
+                applyWorkers(applied.config(), applied.savepoint(), false, context);
+                replicas = applied.config().parallelism();
+            } else {
+                applyWorkers(handoff.config(), handoff.savepoint(), drained, context);
+                if (drained) {
+                    watch.forget(ResourceID.fromResource(job));
+                    metrics.reconciled(false, false);
+                    return UpdateControl.noUpdate();
+                }
+                replicas = Boolean.TRUE.equals(job.getSpec().suspend) ? 0 : handoff.config().parallelism();
             }
-            replicas = Boolean.TRUE.equals(job.getSpec().suspend) ? 0 : spec.config().parallelism();
         } else {
             replicas = runningReplicas(context); // nothing is applied: the workers that run keep running and are reported
         }
@@ -150,13 +173,18 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         // running, deleted) come as pod events and reconcile the job.
         watch.polled(ResourceID.fromResource(job), jobId(job), polled.expected(), polled.workers(), polled.anyAddress(),
                 context.getPrimaryCache());
+        Integer epoch = handoff.savepoint() != null ? Integer.valueOf(handoff.savepoint().epoch())
+                : applied.config() == null ? null : Integer.valueOf(applied.epoch());
+        Rescale rescale = handoff.rescale() != null ? handoff.rescale() : rescaleAfterStart(job, applied, polled);
         StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, polled.workers(),
-                Instant.now().truncatedTo(ChronoUnit.SECONDS));
+                Instant.now().truncatedTo(ChronoUnit.SECONDS), epoch, rescale);
         UpdateControl<StreamJob> control = patchIfChanged(job, projected, refusal != null);
         if (apply && projected.phase == StreamJobStatus.Phase.Completed) {
             // Drained (availableNow): the workers' answers will not change again, so no poll
             // brings the job back; the next reconcile, which reads this status, stops them.
             control.rescheduleAfter(pollInterval);
+        } else if (handoff.waiting()) {
+            control.rescheduleAfter(BARRIER_POLL); // the barrier is asked for and checked until every worker sealed
         }
         return control;
     }
@@ -177,8 +205,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     }
 
     /** Server-side applies the ConfigMap, the headless Service and the StatefulSet where they differ. */
-    private void applyWorkers(JobConfig desired, boolean drained, Context<StreamJob> context) {
-        new ReconcileInputs(desired, settings, drained).putInto(context);
+    private void applyWorkers(JobConfig desired, Savepoint savepoint, boolean drained, Context<StreamJob> context) {
+        new ReconcileInputs(desired, savepoint, settings, drained).putInto(context);
         context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
     }
 
@@ -248,26 +276,166 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         return patch;
     }
 
-    /** A change of topics, table or parallelism under existing checkpoints, compared with the applied ConfigMap. */
-    private Optional<String> refusal(StreamJob job, JobConfig desired, Context<StreamJob> context) {
+    /** The configuration the workers run (from the applied ConfigMap) and the savepoint of their epoch; nulls if none. */
+    private record Applied(JobConfig config, Savepoint savepoint) {
+        static final Applied NONE = new Applied(null, null);
+
+        int epoch() {
+            return savepoint == null ? 0 : savepoint.epoch();
+        }
+    }
+
+    private static Applied applied(StreamJob job, Context<StreamJob> context) {
         Optional<ConfigMap> applied = context.getSecondaryResource(ConfigMap.class);
         if (applied.isEmpty() || applied.get().getData() == null
                 || applied.get().getData().get(StreamJobResources.CONFIG_KEY) == null) {
-            return Optional.empty();
+            return Applied.NONE;
         }
-        JobConfig running;
         try {
-            running = JobConfigs.parse(applied.get().getData().get(StreamJobResources.CONFIG_KEY));
-        } catch (InvalidConfigException e) {
+            return new Applied(JobConfigs.parse(applied.get().getData().get(StreamJobResources.CONFIG_KEY)),
+                    Savepoints.of(applied.get()));
+        } catch (RuntimeException e) {
             LOG.warnf("%s/%s: the applied ConfigMap does not parse (%s); it will be replaced",
                     job.getMetadata().getNamespace(), job.getMetadata().getName(), e.getMessage());
+            return Applied.NONE;
+        }
+    }
+
+    /** A change of topics or table under existing checkpoints, or of parallelism where no rescale can run, compared with the applied ConfigMap. */
+    private Optional<String> refusal(StreamJob job, JobConfig desired, Applied applied, Context<StreamJob> context) {
+        if (applied.config() == null) {
             return Optional.empty();
         }
-        Optional<String> refusal = CheckpointCompatibility.refusal(running, desired);
+        boolean suspended = Boolean.TRUE.equals(job.getSpec().suspend);
+        Optional<String> refusal = CheckpointCompatibility.refusal(applied.config(), desired, suspended);
         if (refusal.isEmpty()) {
             return refusal;
         }
         boolean checkpoints = !context.getSecondaryResources(PersistentVolumeClaim.class).isEmpty();
         return checkpoints ? refusal : Optional.empty();
+    }
+
+    /** How often a rescale's barrier is checked while workers finish their batches. */
+    private static final Duration BARRIER_POLL = Duration.ofSeconds(1);
+
+    /**
+     * What a reconcile applies: the spec's configuration with the savepoint of the workers'
+     * epoch; during a rescale's barrier, nothing ({@link #waiting}); once its savepoint is
+     * taken, the new shape with the new savepoint.
+     */
+    private record Handoff(JobConfig config, Savepoint savepoint, Rescale rescale, boolean waiting) {
+        static final Handoff NONE = new Handoff(null, null, null, false);
+    }
+
+    /**
+     * The rescale protocol's operator side (docs/protocol.md §11). A job whose applied shape
+     * differs from its spec, with checkpoints, and workers that run, rescales: every worker is
+     * asked to stop at a batch boundary and seal its checkpoint; once all sealed, their seals
+     * become the next epoch's savepoint, kept in an immutable ConfigMap before anything is
+     * scaled; then the new shape is applied with it. Every step is found again from what the
+     * API server and the workers hold, so an operator that restarts anywhere goes on.
+     */
+    private Handoff handoff(StreamJob job, JobConfig desired, Applied applied, Context<StreamJob> context) {
+        boolean rescaling = applied.config() != null && !Boolean.TRUE.equals(job.getSpec().suspend)
+                && !context.getSecondaryResources(PersistentVolumeClaim.class).isEmpty()
+                && (applied.config().parallelism() != desired.parallelism() || barrierUnderway(job));
+        if (!rescaling) {
+            return new Handoff(desired, applied.savepoint(), null, false);
+        }
+        int next = applied.epoch() + 1;
+        int from = applied.config().parallelism();
+        Savepoint taken = takenSavepoint(job, next);
+        if (taken == null) {
+            List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(), from,
+                    context.getSecondaryResources(Pod.class));
+            List<StatusProjection.Worker> workers = poller.poll(jobId(job), expected);
+            List<CheckpointSeal> seals = new ArrayList<>();
+            List<WorkerPods.Expected> unsealed = new ArrayList<>();
+            for (int i = 0; i < from; i++) {
+                WorkerProgress p = workers.get(i).progress();
+                if (p != null && p.barrier() != null && p.barrier().nextEpoch() == next) {
+                    seals.add(p.barrier());
+                } else {
+                    unsealed.add(expected.get(i));
+                }
+            }
+            if (!unsealed.isEmpty()) {
+                List<String> failures = barriers.request(unsealed, next);
+                if (!failures.isEmpty()) {
+                    LOG.infof("%s/%s: barrier for epoch %d not taken yet by %s", job.getMetadata().getNamespace(),
+                            job.getMetadata().getName(), next, failures);
+                }
+                return new Handoff(null, null, new Rescale(Rescale.Stage.BARRIER, from, desired.parallelism(), next,
+                        seals.size(), null), true);
+            }
+            taken = takeSavepoint(job, Savepoint.of(jobId(job), next, desired.parallelism(), seals));
+        }
+        deleteParkedWorkers(job, taken, context);
+        return new Handoff(desired.withParallelism(taken.toParallelism()), taken, new Rescale(Rescale.Stage.STARTING,
+                taken.fromParallelism(), taken.toParallelism(), next, 0, taken.lastBatches()), false);
+    }
+
+    /** Whether the stored status says a barrier was asked for and no savepoint applied yet (the spec may have been reverted since). */
+    private static boolean barrierUnderway(StreamJob job) {
+        return job.getStatus() != null && job.getStatus().condition(ConditionType.Rescaling)
+                .map(c -> "True".equals(c.status) && ConditionReason.StoppingAtBarrier.name().equals(c.reason)).orElse(false);
+    }
+
+    /** The savepoint of epoch {@code epoch} if it was taken (read from the API server, not a cache: it decides what is scaled). */
+    private Savepoint takenSavepoint(StreamJob job, int epoch) {
+        ConfigMap map = client.configMaps().inNamespace(job.getMetadata().getNamespace())
+                .withName(Savepoints.name(job.getMetadata().getName(), epoch)).get();
+        return Savepoints.of(map);
+    }
+
+    /** Writes the savepoint before anything is scaled; one that a previous attempt wrote is read back instead. */
+    private Savepoint takeSavepoint(StreamJob job, Savepoint savepoint) {
+        try {
+            client.configMaps().inNamespace(job.getMetadata().getNamespace()).resource(Savepoints.desired(job, savepoint)).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) {
+                throw e;
+            }
+            return takenSavepoint(job, savepoint.epoch());
+        }
+        String message = "savepoint of epoch " + savepoint.epoch() + " taken after batches " + savepoint.lastBatches() + " ("
+                + savepoint.partitions().size() + " partitions); starting " + savepoint.toParallelism() + " workers";
+        LOG.infof("%s/%s: %s", job.getMetadata().getNamespace(), job.getMetadata().getName(), message);
+        events.record(job, List.of(new PhaseEvents.JobEvent("Normal", "SavepointTaken", message)));
+        return savepoint;
+    }
+
+    /**
+     * Deletes the pods of workers parked at the barrier of {@code savepoint}'s epoch, so that
+     * the new ones start at once instead of one by one as a rolling update would: every old
+     * worker sealed its checkpoint before the savepoint was taken, so none has anything left to do.
+     */
+    private void deleteParkedWorkers(StreamJob job, Savepoint savepoint, Context<StreamJob> context) {
+        List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(), savepoint.fromParallelism(),
+                context.getSecondaryResources(Pod.class));
+        for (StatusProjection.Worker w : poller.poll(jobId(job), expected)) {
+            WorkerProgress p = w.progress();
+            if (p != null && p.barrier() != null && p.barrier().nextEpoch() <= savepoint.epoch() && p.epoch() < savepoint.epoch()) {
+                client.pods().inNamespace(job.getMetadata().getNamespace()).withName(w.podName()).delete();
+            }
+        }
+    }
+
+    /**
+     * After the new shape is applied: the rescale is {@code STARTING} until every worker reports
+     * progress in the new epoch, then {@code COMPLETED}; null when the status shows no rescale.
+     */
+    private static Rescale rescaleAfterStart(StreamJob job, Applied applied, Polled polled) {
+        boolean starting = job.getStatus() != null && job.getStatus().condition(ConditionType.Rescaling)
+                .map(c -> "True".equals(c.status) && ConditionReason.StartingWorkers.name().equals(c.reason)).orElse(false);
+        Savepoint savepoint = applied.savepoint();
+        if (!starting || savepoint == null) {
+            return null;
+        }
+        int running = (int) polled.workers().stream().map(StatusProjection.Worker::progress)
+                .filter(p -> p != null && p.epoch() == savepoint.epoch() && p.barrier() == null).count();
+        boolean done = running == savepoint.toParallelism() && polled.workers().size() == savepoint.toParallelism();
+        return new Rescale(done ? Rescale.Stage.COMPLETED : Rescale.Stage.STARTING, savepoint.fromParallelism(),
+                savepoint.toParallelism(), savepoint.epoch(), running, savepoint.lastBatches());
     }
 }

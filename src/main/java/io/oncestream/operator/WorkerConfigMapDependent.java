@@ -32,7 +32,8 @@ public class WorkerConfigMapDependent extends CRUDKubernetesDependentResource<Co
 
     @Override
     protected ConfigMap desired(StreamJob job, Context<StreamJob> context) {
-        return AppliedObjects.stamped(WorkerConfigMaps.desired(job, ReconcileInputs.of(context).config()));
+        ReconcileInputs inputs = ReconcileInputs.of(context);
+        return AppliedObjects.stamped(WorkerConfigMaps.desired(job, inputs.config(), inputs.savepoint()));
     }
 
     @Override

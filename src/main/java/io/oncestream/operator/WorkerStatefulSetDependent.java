@@ -29,7 +29,8 @@ public class WorkerStatefulSetDependent extends CRUDKubernetesDependentResource<
     protected StatefulSet desired(StreamJob job, Context<StreamJob> context) {
         ReconcileInputs inputs = ReconcileInputs.of(context);
         return AppliedObjects.stamped(
-                WorkerStatefulSets.desired(job, inputs.settings(), WorkerConfigMaps.hash(inputs.config()), inputs.drained()));
+                WorkerStatefulSets.desired(job, inputs.settings(), WorkerConfigMaps.hash(inputs.config(), inputs.savepoint()),
+                        inputs.drained(), inputs.config().parallelism()));
     }
 
     @Override

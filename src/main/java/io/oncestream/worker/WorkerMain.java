@@ -149,7 +149,13 @@ public final class WorkerMain {
                 }
                 if (outcome == MicroBatchEngine.Outcome.COMPLETED && options.waitWhenDone()) {
                     LOG.log(Level.INFO, "drained; reporting COMPLETED until stopped (--when-done wait)");
-                    awaitStop(stop);
+                    int epoch = savepoint == null ? 0 : savepoint.epoch();
+                    while (!stop.get() && barrier.get() <= epoch) {
+                        sleep(200);
+                    }
+                    if (!stop.get()) {
+                        continue; // a rescale's barrier: the engine starts again only to seal its checkpoint
+                    }
                 }
                 return 0;
             } catch (CheckpointLockWait.LockWaitExpiredException e) {

@@ -45,6 +45,11 @@ public record JobConfig(
                 format, filter, tombstones, sink, deadLetter, trigger, checkpoint, parallelism, restart);
     }
 
+    /** The same job with {@code workers} workers. */
+    public JobConfig withParallelism(int workers) {
+        return new JobConfig(jobId, source, format, filter, tombstones, sink, deadLetter, trigger, checkpoint, workers, restart);
+    }
+
     /** Kafka source settings. */
     public record KafkaSource(
             String bootstrapServers,

@@ -9,11 +9,13 @@ import io.oncestream.engine.config.JobConfig;
 
 /**
  * Which spec changes the checkpoints of a running job cannot follow. The checkpoint of each
- * worker records offsets of the partitions it was assigned (topics and parallelism) and the
- * commit log speaks for rows of one table: changing any of these under existing checkpoints
- * would either replay nothing or replay into the wrong place, so the change is refused and
- * the workers keep the configuration they run. Everything else (filter, columns, batch size,
- * trigger, resources, image...) rolls the workers and resumes from the checkpoint.
+ * worker records offsets of the topics it reads, and the commit log speaks for rows of one
+ * table: changing either under existing checkpoints would replay nothing or replay into the
+ * wrong place, so the change is refused and the workers keep the configuration they run. A
+ * change of parallelism is a rescale (docs/protocol.md §11), refused only where it cannot run:
+ * with the job suspended, or in the same edit as such a change. Everything else (filter,
+ * columns, batch size, trigger, resources, image...) rolls the workers and resumes from the
+ * checkpoint.
  */
 public final class CheckpointCompatibility {
 
@@ -22,6 +24,15 @@ public final class CheckpointCompatibility {
 
     /** Why {@code desired} cannot replace {@code applied} on existing checkpoints, or empty when it can. */
     public static Optional<String> refusal(JobConfig applied, JobConfig desired) {
+        return refusal(applied, desired, false);
+    }
+
+    /**
+     * As above; a change of parallelism is a rescale, which needs the workers running (they stop
+     * at a barrier and hand their partitions over), so it is refused while {@code suspended} and
+     * together with a change of topics or table.
+     */
+    public static Optional<String> refusal(JobConfig applied, JobConfig desired, boolean suspended) {
         List<String> changes = new ArrayList<>();
         if (!new TreeSet<>(applied.source().topics()).equals(new TreeSet<>(desired.source().topics()))) {
             changes.add("spec.source.kafka.topics changed from " + new TreeSet<>(applied.source().topics()) + " to "
@@ -32,14 +43,22 @@ public final class CheckpointCompatibility {
         if (!appliedTable.equals(desiredTable)) {
             changes.add("spec.sink.cassandra keyspace.table changed from " + appliedTable + " to " + desiredTable);
         }
-        if (applied.parallelism() != desired.parallelism()) {
-            changes.add("spec.parallelism changed from " + applied.parallelism() + " to " + desired.parallelism());
+        boolean rescale = applied.parallelism() != desired.parallelism();
+        if (rescale && changes.isEmpty() && suspended) {
+            return Optional.of("spec.parallelism changed from " + applied.parallelism() + " to " + desired.parallelism()
+                    + " while spec.suspend is true: a rescale hands the partitions over from running workers at a batch"
+                    + " boundary. Resume the job to rescale it (or revert the change); the job stays suspended with "
+                    + applied.parallelism() + " workers' checkpoints.");
         }
         if (changes.isEmpty()) {
             return Optional.empty();
         }
+        if (rescale) {
+            changes.add("spec.parallelism changed from " + applied.parallelism() + " to " + desired.parallelism()
+                    + " in the same edit (rescale separately)");
+        }
         return Optional.of(String.join("; ", changes) + ": the job has checkpoints written for the previous value"
-                + " (rescaling and re-targeting a checkpoint are not supported yet). The workers keep running the"
+                + " (re-targeting a checkpoint is not supported). The workers keep running the"
                 + " previous configuration; revert the change, or delete the StreamJob and its checkpoint"
                 + " PersistentVolumeClaims to start over.");
     }

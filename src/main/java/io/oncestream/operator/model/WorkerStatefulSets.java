@@ -78,10 +78,19 @@ public final class WorkerStatefulSets {
      *                restarted to find nothing left to do
      */
     public static StatefulSet desired(StreamJob job, WorkerSettings settings, String configHash, boolean drained) {
+        return desired(job, settings, configHash, drained, -1);
+    }
+
+    /**
+     * @param workers the number of workers of the configuration applied with it (during a rescale,
+     *                the savepoint's), or -1 for {@code spec.parallelism}
+     */
+    public static StatefulSet desired(StreamJob job, WorkerSettings settings, String configHash, boolean drained, int workers) {
         StreamJobSpec spec = job.getSpec();
         String name = job.getMetadata().getName();
         boolean suspended = Boolean.TRUE.equals(spec.suspend);
-        int replicas = suspended || drained ? 0 : spec.parallelism == null ? JobDefaults.PARALLELISM : spec.parallelism;
+        int replicas = suspended || drained ? 0 : workers >= 0 ? workers
+                : spec.parallelism == null ? JobDefaults.PARALLELISM : spec.parallelism;
         StreamJobSpec.Checkpoint checkpoint = spec.checkpoint == null ? new StreamJobSpec.Checkpoint() : spec.checkpoint;
         String image = spec.worker != null && spec.worker.image != null ? spec.worker.image : settings.defaultImage();
         ResourceRequirements resources = spec.worker != null ? spec.worker.resources : null;

@@ -5,13 +5,14 @@ import java.util.List;
 import java.util.Objects;
 
 import io.oncestream.api.Condition;
+import io.oncestream.api.ConditionReason;
 import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 
 /**
  * The Kubernetes Events a status change deserves: one when the phase changes, one when the
- * spec stops being accepted (invalid or refused). Nothing for an unchanged status, so a
+ * spec stops being accepted (invalid or refused), one when a rescale starts and when it ends. Nothing for an unchanged status, so a
  * steady job emits no events.
  */
 public final class PhaseEvents {
@@ -31,6 +32,15 @@ public final class PhaseEvents {
         if (config != null && "False".equals(config.status)
                 && (configBefore == null || !"False".equals(configBefore.status) || !Objects.equals(configBefore.message, config.message))) {
             events.add(new JobEvent("Warning", config.reason, config.message));
+        }
+        Condition rescaleBefore = previous == null ? null : previous.condition(ConditionType.Rescaling).orElse(null);
+        Condition rescale = projected.condition(ConditionType.Rescaling).orElse(null);
+        if (rescale != null && (rescaleBefore == null || !Objects.equals(rescaleBefore.reason, rescale.reason))) {
+            if (ConditionReason.StoppingAtBarrier.name().equals(rescale.reason)) {
+                events.add(new JobEvent("Normal", "RescaleStarted", rescale.message));
+            } else if (ConditionReason.RescaleCompleted.name().equals(rescale.reason)) {
+                events.add(new JobEvent("Normal", "RescaleCompleted", rescale.message));
+            }
         }
         if (projected.phase != null && projected.phase != before) {
             Condition ready = projected.condition(ConditionType.Ready).orElse(null);

@@ -51,6 +51,53 @@ public final class StatusProjection {
      */
     public static StreamJobStatus project(StreamJob job, StreamJobStatus previous, String configError, String refusal,
             List<Worker> workers, Instant now) {
+        return project(job, previous, configError, refusal, workers, now, null, null);
+    }
+
+    /**
+     * @param epoch   the epoch of the applied configuration, null if none is applied
+     * @param rescale the rescale in progress or just completed, else null (a previous
+     *                {@code Rescaling} condition is kept as it was)
+     */
+    public static StreamJobStatus project(StreamJob job, StreamJobStatus previous, String configError, String refusal,
+            List<Worker> workers, Instant now, Integer epoch, Rescale rescale) {
+        StreamJobStatus s = projectWorkers(job, previous, configError, refusal, workers, now);
+        s.epoch = epoch;
+        if (configError == null) {
+            s.replicas = workers.size();
+            s.selector = selector(job);
+        }
+        List<Condition> before = previous == null ? List.of() : previous.conditions;
+        if (rescale != null) {
+            boolean running = rescale.stage() != Rescale.Stage.COMPLETED;
+            ConditionReason reason = switch (rescale.stage()) {
+                case BARRIER -> ConditionReason.StoppingAtBarrier;
+                case STARTING -> ConditionReason.StartingWorkers;
+                case COMPLETED -> ConditionReason.RescaleCompleted;
+            };
+            condition(s, before, now, ConditionType.Rescaling, running, reason, rescale.message());
+            if (running && s.phase != Phase.Failed) {
+                s.phase = Phase.Rescaling;
+                s.conditions.removeIf(c -> c.type.equals(ConditionType.Progressing.name()));
+                condition(s, before, now, ConditionType.Progressing, false, reason,
+                        "no batch is planned while the job rescales: " + rescale.message());
+            }
+        } else {
+            before.stream().filter(c -> ConditionType.Rescaling.name().equals(c.type)).findFirst().ifPresent(s.conditions::add);
+        }
+        return s;
+    }
+
+    /** The label selector of the job's worker pods, as the scale subresource reports it. */
+    private static String selector(StreamJob job) {
+        StringBuilder out = new StringBuilder();
+        new TreeMap<>(io.oncestream.api.StreamJobResources.selectorLabels(job.getMetadata().getName()))
+                .forEach((k, v) -> out.append(out.length() == 0 ? "" : ",").append(k).append('=').append(v));
+        return out.toString();
+    }
+
+    private static StreamJobStatus projectWorkers(StreamJob job, StreamJobStatus previous, String configError, String refusal,
+            List<Worker> workers, Instant now) {
         StreamJobStatus s = new StreamJobStatus();
         s.observedGeneration = job.getMetadata().getGeneration();
         List<Condition> before = previous == null ? List.of() : previous.conditions;

@@ -3,6 +3,8 @@ package io.oncestream.operator.status;
 import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
+import io.oncestream.engine.checkpoint.CheckpointSeal;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -22,7 +24,9 @@ public record WorkerProgress(
         LastBatch lastBatch,
         boolean sinkAvailable,
         boolean sourceAvailable,
-        String lastError) {
+        String lastError,
+        int epoch,
+        CheckpointSeal barrier) {
 
     private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 

@@ -1,0 +1,31 @@
+package io.oncestream.operator.status;
+
+import java.util.List;
+
+/**
+ * A rescale as the status shows it (docs/protocol.md §11): the workers stopping at a barrier,
+ * then the new workers starting from the savepoint, then done.
+ *
+ * @param stage       where it is
+ * @param from        workers before
+ * @param to          workers after
+ * @param epoch       the epoch it starts
+ * @param done        workers sealed (barrier), or workers reporting in the new epoch (starting)
+ * @param lastBatches the savepoint's last batch of each old worker, once it is taken
+ */
+public record Rescale(Stage stage, int from, int to, int epoch, int done, List<Long> lastBatches) {
+
+    /** The stages of a rescale. */
+    public enum Stage { BARRIER, STARTING, COMPLETED }
+
+    String message() {
+        String shape = from + " -> " + to + " workers, epoch " + epoch;
+        return switch (stage) {
+            case BARRIER -> shape + ": stopping at a batch boundary (" + done + " of " + from + " workers sealed their checkpoints)";
+            case STARTING -> shape + ": savepoint taken after batches " + lastBatches + "; " + done + " of " + to
+                    + " workers running in epoch " + epoch;
+            case COMPLETED -> "rescaled from " + from + " to " + to + " workers (epoch " + epoch + ", savepoint after batches "
+                    + lastBatches + ")";
+        };
+    }
+}
