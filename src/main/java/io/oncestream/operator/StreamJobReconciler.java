@@ -315,6 +315,12 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         return checkpoints ? refusal : Optional.empty();
     }
 
+    /**
+     * Engine states of a worker that has planned in its epoch (it knows its partitions): a
+     * rescale is complete when every new worker is in one of them.
+     */
+    private static final Set<String> RUNNING = Set.of("READING", "WRITING", "COMMITTING", "IDLE", "COMPLETED");
+
     /** How often a rescale's barrier is checked while workers finish their batches. */
     private static final Duration BARRIER_POLL = Duration.ofSeconds(1);
 
@@ -433,7 +439,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             return null;
         }
         int running = (int) polled.workers().stream().map(StatusProjection.Worker::progress)
-                .filter(p -> p != null && p.epoch() == savepoint.epoch() && p.barrier() == null).count();
+                .filter(p -> p != null && p.epoch() == savepoint.epoch() && p.barrier() == null && RUNNING.contains(p.state()))
+                .count();
         boolean done = running == savepoint.toParallelism() && polled.workers().size() == savepoint.toParallelism();
         return new Rescale(done ? Rescale.Stage.COMPLETED : Rescale.Stage.STARTING, savepoint.fromParallelism(),
                 savepoint.toParallelism(), savepoint.epoch(), running, savepoint.lastBatches());

@@ -129,7 +129,7 @@ class OperatorSpecIT extends OperatorITBase {
 
     @Test
     @Order(7)
-    void changingTopicsTableOrParallelismUnderCheckpointsIsRefused() {
+    void changingTopicsOrTableUnderCheckpointsIsRefusedWithAParallelismChangeInTheSameEdit() {
         String ns = kube.createNamespace("op-refuse");
         apply(ns, "fixed", Map.of());
         Awaits.until(WAIT, "two checkpoint PVCs", () -> pvcs(ns, "fixed").size() == 2);

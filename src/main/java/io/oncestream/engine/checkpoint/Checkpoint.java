@@ -172,7 +172,7 @@ public final class Checkpoint implements AutoCloseable {
         if (found.parallelism() != expected.parallelism() || found.workerIndex() != expected.workerIndex()) {
             throw new CheckpointException(file, "was written by worker " + found.workerIndex() + " of " + found.parallelism()
                     + ", this is worker " + expected.workerIndex() + " of " + expected.parallelism()
-                    + "; refusing to start (changing parallelism needs a hand-off of committed offsets)");
+                    + "; refusing to start (a new parallelism starts a new epoch from a savepoint: docs/protocol.md §11)");
         }
     }
 

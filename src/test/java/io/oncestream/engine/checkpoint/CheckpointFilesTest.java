@@ -160,7 +160,7 @@ class CheckpointFilesTest {
         assertThatThrownBy(() -> Checkpoint.open(dir, new CheckpointMetadata(1, "shop/paid-orders", List.of("orders", "payments"), 3, 1),
                 DurableFiles.synced())).isInstanceOf(CheckpointException.class)
                 .hasMessage(dir.resolve("metadata") + ": was written by worker 1 of 2, this is worker 1 of 3; refusing to start"
-                        + " (changing parallelism needs a hand-off of committed offsets)");
+                        + " (a new parallelism starts a new epoch from a savepoint: docs/protocol.md §11)");
     }
 
     private Path copyGolden() {

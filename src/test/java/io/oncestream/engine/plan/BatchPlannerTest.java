@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchLog;
 import io.oncestream.engine.checkpoint.BatchOffsets;
+import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.config.StartingOffsets;
 
@@ -147,6 +148,50 @@ class BatchPlannerTest {
                 Map.of("orders-0", new KafkaOffsets(0, 30)), StartingOffsets.EARLIEST, 10, true));
         assertThat(planned.batchId()).isEqualTo(5);
         assertThat(planned.offsets().partitions().get("orders-0")).isEqualTo(new PartitionRange(20, 30, 99));
+    }
+
+    @Test
+    void aSeededCheckpointContinuesEachChainFromItsSavepoint() {
+        Map<String, KafkaOffsets> kafka = Map.of("orders-0", new KafkaOffsets(0, 100), "orders-1", new KafkaOffsets(0, 50),
+                "orders-2", new KafkaOffsets(10, 40), "orders-3", new KafkaOffsets(5, 30));
+        // orders-0 and -1 handed over; orders-2's old owner had committed nothing; orders-3 is new since the savepoint.
+        Seed seed = new Seed(Map.of("orders-0", new ChainPoint(60, 900), "orders-1", new ChainPoint(50, 800)),
+                "orders-2"::equals);
+        Plan plan = BatchPlanner.plan(seeded(kafka, StartingOffsets.LATEST, seed));
+        assertThat(plan).isEqualTo(new Plan.Next(0, offsets(Map.of(
+                "orders-0", new PartitionRange(60, 100, 900),
+                "orders-1", new PartitionRange(50, 50, 800),
+                "orders-2", new PartitionRange(40, 40, 0),
+                "orders-3", new PartitionRange(5, 30, 0)))));
+        assertThat(BatchPlanner.plan(seeded(kafka, StartingOffsets.EARLIEST, seed))).isEqualTo(new Plan.Next(0, offsets(Map.of(
+                "orders-0", new PartitionRange(60, 100, 900),
+                "orders-1", new PartitionRange(50, 50, 800),
+                "orders-2", new PartitionRange(10, 40, 0),
+                "orders-3", new PartitionRange(5, 30, 0)))));
+    }
+
+    @Test
+    void aSeedIsOnlyForTheFirstBatch() {
+        var o = entry(0, Map.of("orders-0", new PartitionRange(60, 70, 900), "orders-1", new PartitionRange(50, 50, 800)));
+        var c = commit(0, Map.of("orders-0", 950L, "orders-1", 800L));
+        Seed seed = new Seed(Map.of("orders-0", new ChainPoint(60, 900), "orders-1", new ChainPoint(50, 800)), p -> false);
+        Plan plan = BatchPlanner.plan(new BatchPlanner.Input(o, c, KAFKA, StartingOffsets.EARLIEST, 1000, true, 0, seed));
+        assertThat(plan).isEqualTo(new Plan.Next(1, offsets(Map.of(
+                "orders-0", new PartitionRange(70, 100, 950), "orders-1", new PartitionRange(50, 50, 800)))));
+    }
+
+    @Test
+    void aSeededPartitionThatKafkaNoLongerHasIsAnError() {
+        Seed seed = new Seed(Map.of("orders-7", new ChainPoint(5, 9)), p -> false);
+        assertThatThrownBy(() -> BatchPlanner.plan(seeded(KAFKA, StartingOffsets.EARLIEST, seed)))
+                .isInstanceOf(PlanningException.class).hasMessageContaining("orders-7");
+        Seed beyond = new Seed(Map.of("orders-1", new ChainPoint(70, 9)), p -> false);
+        assertThatThrownBy(() -> BatchPlanner.plan(seeded(KAFKA, StartingOffsets.EARLIEST, beyond)))
+                .isInstanceOf(PlanningException.class).hasMessageContaining("orders-1: the checkpoint is at offset 70");
+    }
+
+    private static BatchPlanner.Input seeded(Map<String, KafkaOffsets> kafka, StartingOffsets starting, Seed seed) {
+        return new BatchPlanner.Input(Optional.empty(), Optional.empty(), kafka, starting, 1000, true, 0, seed);
     }
 
     private static BatchPlanner.Input input(Optional<BatchLog.Entry<BatchOffsets>> o, Optional<BatchLog.Entry<BatchCommit>> c,

@@ -148,6 +148,60 @@ class StatusProjectionTest {
         assertThat(flipped.condition(ConditionType.ConfigValid).orElseThrow().lastTransitionTime).isEqualTo(T0.toString());
     }
 
+    /**
+     * A rescale, stage by stage: phase Rescaling and Progressing=False while the workers stop at
+     * the barrier and while the new ones start; then Running with Rescaling=False saying what
+     * was done, kept as it is by later projections; an event when it starts and when it ends.
+     */
+    @Test
+    void aRescaleShowsItsStagesAndEndsRunning() {
+        StreamJob job = TestJobs.job("  parallelism: 3\n");
+        List<StatusProjection.Worker> old = List.of(
+                worker(0, progress(EngineState.AT_BARRIER, 7, Map.of("orders-0", new long[] {300, 310}), true, null)),
+                worker(1, progress(EngineState.WRITING, 8, Map.of("orders-1", new long[] {290, 310}), true, null)));
+        StreamJobStatus barrier = StatusProjection.project(job, null, null, null, old, T0, 0,
+                new Rescale(Rescale.Stage.BARRIER, 2, 3, 1, 1, null));
+        assertThat(barrier.phase).isEqualTo(Phase.Rescaling);
+        Condition rescaling = barrier.condition(ConditionType.Rescaling).orElseThrow();
+        assertThat(rescaling.status).isEqualTo("True");
+        assertThat(rescaling.reason).isEqualTo("StoppingAtBarrier");
+        assertThat(rescaling.message).isEqualTo("2 -> 3 workers, epoch 1: stopping at a batch boundary (1 of 2 workers sealed"
+                + " their checkpoints)");
+        assertThat(barrier.condition(ConditionType.Progressing).orElseThrow().reason).isEqualTo("StoppingAtBarrier");
+        assertThat(barrier.epoch).isZero();
+        assertThat(barrier.replicas).isEqualTo(2);
+        assertThat(barrier.selector).contains("paid-orders");
+        assertThat(PhaseEvents.between(null, barrier)).extracting(PhaseEvents.JobEvent::reason).contains("RescaleStarted");
+
+        List<StatusProjection.Worker> fresh = List.of(
+                worker(0, progress(EngineState.IDLE, 0, Map.of("orders-0", new long[] {320, 320}), true, null)),
+                worker(1, progress(EngineState.IDLE, 0, Map.of("orders-1", new long[] {320, 320}), true, null)),
+                worker(2, progress(EngineState.IDLE, 0, Map.of("orders-2", new long[] {320, 320}), true, null)));
+        StreamJobStatus starting = StatusProjection.project(job, barrier, null, null, fresh, T1, 1,
+                new Rescale(Rescale.Stage.STARTING, 2, 3, 1, 2, List.of(7L, 9L)));
+        assertThat(starting.phase).isEqualTo(Phase.Rescaling);
+        assertThat(starting.condition(ConditionType.Rescaling).orElseThrow().message)
+                .isEqualTo("2 -> 3 workers, epoch 1: savepoint taken after batches [7, 9]; 2 of 3 workers running in epoch 1");
+        assertThat(starting.condition(ConditionType.Rescaling).orElseThrow().lastTransitionTime).isEqualTo(T0.toString());
+
+        StreamJobStatus done = StatusProjection.project(job, starting, null, null, fresh, T1, 1,
+                new Rescale(Rescale.Stage.COMPLETED, 2, 3, 1, 3, List.of(7L, 9L)));
+        assertThat(done.phase).isEqualTo(Phase.Running);
+        Condition completed = done.condition(ConditionType.Rescaling).orElseThrow();
+        assertThat(completed.status).isEqualTo("False");
+        assertThat(completed.reason).isEqualTo("RescaleCompleted");
+        assertThat(completed.message).isEqualTo("rescaled from 2 to 3 workers (epoch 1, savepoint after batches [7, 9])");
+        assertThat(done.condition(ConditionType.Progressing).orElseThrow().status).isEqualTo("True");
+        assertThat(done.epoch).isEqualTo(1);
+        assertThat(done.replicas).isEqualTo(3);
+        assertThat(PhaseEvents.between(starting, done)).extracting(PhaseEvents.JobEvent::reason)
+                .contains("RescaleCompleted", "PhaseRunning");
+
+        StreamJobStatus later = StatusProjection.project(job, done, null, null, fresh, T1.plusSeconds(60), 1, null);
+        assertThat(later.condition(ConditionType.Rescaling).orElseThrow()).usingRecursiveComparison().isEqualTo(completed);
+        assertThat(PhaseEvents.between(done, later)).isEmpty();
+    }
+
     private static StatusProjection.Worker worker(int index, WorkerProgress progress) {
         return new StatusProjection.Worker("paid-orders-" + index, true, true, progress, null);
     }
