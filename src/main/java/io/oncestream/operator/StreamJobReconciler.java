@@ -334,19 +334,27 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     }
 
     /**
-     * The rescale protocol's operator side (docs/protocol.md §11). A job whose applied shape
-     * differs from its spec, with checkpoints, and workers that run, rescales: every worker is
-     * asked to stop at a batch boundary and seal its checkpoint; once all sealed, their seals
-     * become the next epoch's savepoint, kept in an immutable ConfigMap before anything is
-     * scaled; then the new shape is applied with it. Every step is found again from what the
-     * API server and the workers hold, so an operator that restarts anywhere goes on.
+     * The hand-off's operator side (docs/protocol.md §11). A job whose applied configuration
+     * differs from its spec, with checkpoints and not suspended, goes to a new epoch: every
+     * worker is asked to stop at a batch boundary and seal its checkpoint; once all sealed,
+     * their seals become the next epoch's savepoint, kept in an immutable ConfigMap before
+     * anything is scaled; then the new configuration and shape are applied with it. So every
+     * batch is judged by one configuration, and a new parallelism takes the partitions over
+     * exactly. Every step is found again from what the API server and the workers hold, so an
+     * operator that restarts anywhere goes on. A change that keeps the parallelism is applied
+     * directly, as a rolling restart, when some worker cannot stop at a barrier (not running, or
+     * failed: the change may be its fix) and none has sealed yet.
      */
     private Handoff handoff(StreamJob job, JobConfig desired, Applied applied, Context<StreamJob> context) {
-        boolean rescaling = applied.config() != null && !Boolean.TRUE.equals(job.getSpec().suspend)
-                && !context.getSecondaryResources(PersistentVolumeClaim.class).isEmpty()
-                && (applied.config().parallelism() != desired.parallelism() || barrierUnderway(job));
-        if (!rescaling) {
-            return new Handoff(desired, applied.savepoint(), null, false);
+        Handoff direct = new Handoff(desired, applied.savepoint(), null, false);
+        if (applied.config() == null || Boolean.TRUE.equals(job.getSpec().suspend)
+                || context.getSecondaryResources(PersistentVolumeClaim.class).isEmpty()) {
+            return direct;
+        }
+        boolean reshape = applied.config().parallelism() != desired.parallelism();
+        boolean reconfigure = !JobConfigs.toJson(applied.config()).equals(JobConfigs.toJson(desired));
+        if (!reshape && !reconfigure && !barrierUnderway(job)) {
+            return direct;
         }
         int next = applied.epoch() + 1;
         int from = applied.config().parallelism();
@@ -357,13 +365,22 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             List<StatusProjection.Worker> workers = poller.poll(jobId(job), expected);
             List<CheckpointSeal> seals = new ArrayList<>();
             List<WorkerPods.Expected> unsealed = new ArrayList<>();
+            List<String> waiting = new ArrayList<>();
+            boolean allRunning = true;
             for (int i = 0; i < from; i++) {
-                WorkerProgress p = workers.get(i).progress();
+                StatusProjection.Worker w = workers.get(i);
+                WorkerProgress p = w.progress();
                 if (p != null && p.barrier() != null && p.barrier().nextEpoch() == next) {
                     seals.add(p.barrier());
-                } else {
-                    unsealed.add(expected.get(i));
+                    continue;
                 }
+                unsealed.add(expected.get(i));
+                allRunning &= p != null && !"FAILED".equals(p.state());
+                waiting.add(w.podName() + " " + (p == null ? w.unreachable() : p.state()
+                        + (p.lastError() == null ? "" : ": " + p.lastError())));
+            }
+            if (!reshape && seals.isEmpty() && !allRunning) {
+                return direct;
             }
             if (!unsealed.isEmpty()) {
                 List<String> failures = barriers.request(unsealed, next);
@@ -372,13 +389,13 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                             job.getMetadata().getName(), next, failures);
                 }
                 return new Handoff(null, null, new Rescale(Rescale.Stage.BARRIER, from, desired.parallelism(), next,
-                        seals.size(), null), true);
+                        seals.size(), null, "waiting for " + String.join("; ", waiting)), true);
             }
             taken = takeSavepoint(job, Savepoint.of(jobId(job), next, desired.parallelism(), seals));
         }
         deleteParkedWorkers(job, taken, context);
         return new Handoff(desired.withParallelism(taken.toParallelism()), taken, new Rescale(Rescale.Stage.STARTING,
-                taken.fromParallelism(), taken.toParallelism(), next, 0, taken.lastBatches()), false);
+                taken.fromParallelism(), taken.toParallelism(), next, 0, taken.lastBatches(), null), false);
     }
 
     /** Whether the stored status says a barrier was asked for and no savepoint applied yet (the spec may have been reverted since). */
@@ -443,6 +460,6 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 .count();
         boolean done = running == savepoint.toParallelism() && polled.workers().size() == savepoint.toParallelism();
         return new Rescale(done ? Rescale.Stage.COMPLETED : Rescale.Stage.STARTING, savepoint.fromParallelism(),
-                savepoint.toParallelism(), savepoint.epoch(), running, savepoint.lastBatches());
+                savepoint.toParallelism(), savepoint.epoch(), running, savepoint.lastBatches(), null);
     }
 }

@@ -13,8 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,17 +21,21 @@ import org.junit.jupiter.api.Test;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 
+import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.engine.OrderStream;
+import io.oncestream.engine.checkpoint.Savepoint;
+import io.oncestream.engine.checkpoint.TopicPartitionKey;
 import io.oncestream.operator.model.WorkerStatefulSets;
 import io.oncestream.testing.Awaits;
 
 /**
  * A StreamJob's life while records keep arriving: suspended (no workers, checkpoints kept) and
- * resumed from its checkpoints; its filter changed (the workers roll, and each record is judged
- * by the filter of the worker that commits it); a job of three workers over six partitions that
+ * resumed from its checkpoints; its filter changed (the workers stop at a batch boundary and
+ * the new ones start from a savepoint: every record below the savepoint's offsets is judged by the
+ * old filter, every record from them by the new one); a job of three workers over six partitions that
  * drains what is there and ends Completed, then is deleted with its volumes; JVM options the
  * worker's JVM refuses, reported, then options it takes.
  */
@@ -41,7 +43,6 @@ class LifecycleE2E extends E2ETest {
 
     private static final String OLD_FILTER = "filter: \"value.status == 'PAID' && value.amount > 100.0\"";
     private static final String NEW_FILTER = "filter: \"value.status == 'PAID' && value.amount > 200.0\"";
-    private static final Pattern FIRST_COMMIT = Pattern.compile("batch (\\d+)( \\(replayed\\))? committed");
 
 
     @Test
@@ -70,29 +71,18 @@ class LifecycleE2E extends E2ETest {
             assertThat(claimUids(job)).as("checkpoint volumes after the resume").isEqualTo(claims);
             Thread.sleep(3000);
 
-            // A filter change rolls the workers while records keep arriving.
+            // A filter change while records keep arriving: the workers stop at a batch boundary,
+            // the operator takes a savepoint, and the new workers start from it with the new filter.
             String oldHash = configHash(job);
             job.apply(Map.of(OLD_FILTER, NEW_FILTER));
-            // The first batch each new worker committed, kept as first seen: a later `kubectl logs`
-            // can fail, or show a restarted container that committed later batches only.
-            Map<String, Long> firstBatches = new java.util.concurrent.ConcurrentHashMap<>();
-            Awaits.until(E2ESettings.WAIT, "both workers to run the new configuration and commit a batch", () -> {
-                if (job.pods().size() != 2 || oldHash == null || configHash(job).equals(oldHash)) {
-                    return false;
-                }
-                for (Pod p : job.pods()) {
-                    String name = p.getMetadata().getName();
-                    if (!oldHash.equals(p.getMetadata().getAnnotations().get(StreamJobResources.CONFIG_HASH_ANNOTATION))
-                            && !firstBatches.containsKey(name)) {
-                        long batch = firstCommit(job, name);
-                        if (batch >= 0) {
-                            firstBatches.put(name, batch);
-                        }
-                    }
-                }
-                return firstBatches.size() == 2;
-            });
-            boundary = boundaries(job, firstBatches);
+            StreamJobStatus changed = job.awaitStatus("the new configuration applied from a savepoint", E2ESettings.WAIT,
+                    s -> s.epoch != null && s.epoch == 1 && s.phase == Phase.Running && s.condition(ConditionType.Rescaling)
+                            .filter(c -> "False".equals(c.status) && "RescaleCompleted".equals(c.reason)).isPresent());
+            System.out.println("[e2e] " + changed.condition(ConditionType.Rescaling).orElseThrow().message);
+            assertThat(configHash(job)).isNotEqualTo(oldHash);
+            assertThat(job.pods()).allSatisfy(p -> assertThat(p.getMetadata().getAnnotations()
+                    .get(StreamJobResources.CONFIG_HASH_ANNOTATION)).isEqualTo(configHash(job)));
+            boundary = savepointOffsets(job, 1);
             System.out.println("[e2e] the new filter applies from offsets " + boundary);
             Thread.sleep(3000);
         }
@@ -184,27 +174,18 @@ class LifecycleE2E extends E2ETest {
         return sts.getSpec().getTemplate().getMetadata().getAnnotations().get(StreamJobResources.CONFIG_HASH_ANNOTATION);
     }
 
-    /** The first batch the pod's current worker committed, from its log, or -1. */
-    private static long firstCommit(E2EJob job, String pod) {
-        var logs = kube.kubectl(null, "logs", "-n", job.namespace, pod);
-        Matcher m = FIRST_COMMIT.matcher(logs.exitCode() == 0 ? logs.stdout() : "");
-        return m.find() ? Long.parseLong(m.group(1)) : -1;
-    }
-
     /**
-     * Where the new filter starts, per partition: the start of each new worker's first committed
-     * batch, from its write-ahead log (offsets/N) on its volume. Everything before was committed
-     * by a worker of the old configuration.
+     * Where a new configuration starts, per partition: the offsets of the savepoint of
+     * {@code epoch}. Every batch below was committed under the old configuration, every batch
+     * from it under the new one: the hand-off is a clean cut.
      */
-    private static Map<Integer, Long> boundaries(E2EJob job, Map<String, Long> firstBatches) throws IOException {
+    private static Map<Integer, Long> savepointOffsets(E2EJob job, int epoch) {
+        var map = kube.admin().configMaps().inNamespace(job.namespace).withName(job.name + "-savepoint-" + epoch).get();
+        assertThat(map).as("the savepoint of epoch " + epoch).isNotNull();
+        Savepoint savepoint = Savepoint.decode(Path.of(map.getMetadata().getName()), map.getData().get("savepoint.json"));
         Map<Integer, Long> out = new TreeMap<>();
-        for (Map.Entry<String, Long> first : firstBatches.entrySet()) {
-            String pod = first.getKey();
-            long batch = first.getValue();
-            Path wal = node.volumeDir(kube.admin(), job.namespace, "checkpoint-" + pod).resolve("offsets").resolve(Long.toString(batch));
-            ranges(wal).forEach((tp, range) -> out.put(Integer.parseInt(tp.substring(tp.lastIndexOf('-') + 1)),
-                    range.get("start").asLong()));
-        }
+        savepoint.partitions().forEach((tp, point) -> out.put(TopicPartitionKey.parse(tp).partition(), point.offset()));
+        assertThat(out).as("every partition in the savepoint").hasSize(4);
         return out;
     }
 

@@ -33,6 +33,7 @@ final class FakeWorkers implements AutoCloseable {
     private final Map<String, String> documents = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
     private final Map<String, String> addresses = new ConcurrentHashMap<>();
+    private final Map<String, List<String>> barriers = new ConcurrentHashMap<>();
 
     /**
      * Starts a server for {@code pod} on port 8080 of its own 127.0.1.x address (the one it had
@@ -53,6 +54,12 @@ final class FakeWorkers implements AutoCloseable {
                     out.write(body);
                 }
             });
+            server.createContext("/barrier", exchange -> {
+                barriers.computeIfAbsent(pod, p -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                        .add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getQuery());
+                exchange.sendResponseHeaders(202, -1);
+                exchange.close();
+            });
             server.start();
             servers.put(pod, server);
         } catch (IOException e) {
@@ -64,6 +71,11 @@ final class FakeWorkers implements AutoCloseable {
 
     void answer(String pod, String progressJson) {
         documents.put(pod, progressJson);
+    }
+
+    /** The {@code /barrier} requests the worker got, as {@code "POST epoch=1"}. */
+    List<String> barrierRequests(String pod) {
+        return barriers.getOrDefault(pod, List.of());
     }
 
     int requests(String pod) {

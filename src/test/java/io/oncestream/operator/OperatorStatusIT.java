@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 
 import io.oncestream.api.Condition;
@@ -19,7 +23,10 @@ import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.engine.EngineState;
+import io.oncestream.engine.checkpoint.ChainPoint;
+import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.testing.Awaits;
+import io.oncestream.testing.AuditLog;
 
 /**
  * The status as a projection of what the workers report: an invalid spec, every phase, suspend
@@ -157,12 +164,93 @@ class OperatorStatusIT extends OperatorITBase {
         assertThat(admin.services().inNamespace(ns).withName(StreamJobResources.serviceName("refused")).get()).isNotNull();
     }
 
+    /**
+     * A rescale from the operator's side: the running configuration is kept while every worker
+     * is asked for the barrier; nothing is scaled until all have sealed; then the savepoint
+     * ConfigMap (immutable) comes first, the worker ConfigMap with it and three replicas after,
+     * the parked pods are deleted, and the rescale completes when the new workers report in
+     * epoch 1. Every call within the committed RBAC.
+     */
+    @Test
+    @Order(12)
+    void aRescaleWaitsForEveryWorkersSealThenTakesTheSavepointAndStartsTheNewShape() {
+        String ns = kube.createNamespace("op-rescale");
+        apply(ns, "grow", Map.of());
+        runHealthyWorkers(ns, "grow", 2);
+        awaitStatus(ns, "grow", s -> s.phase == Phase.Running);
+        Awaits.until(WAIT, "two checkpoint PVCs", () -> pvcs(ns, "grow").size() == 2);
+        String config = admin.configMaps().inNamespace(ns).withName("grow-config").get().getData().get(StreamJobResources.CONFIG_KEY);
+        Set<String> oldPods = workerPods(ns, "grow").stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+        long mark = audit.mark();
+
+        apply(ns, "grow", Map.of("parallelism: 2", "parallelism: 3"));
+        StreamJobStatus barrier = awaitStatus(ns, "grow", s -> s.phase == Phase.Rescaling);
+        Condition rescaling = barrier.condition(ConditionType.Rescaling).orElseThrow();
+        assertThat(rescaling.reason).isEqualTo("StoppingAtBarrier");
+        assertThat(rescaling.message).startsWith("2 -> 3 workers, epoch 1: stopping at a batch boundary (0 of 2 workers sealed");
+        Awaits.until(WAIT, "both workers asked for the barrier of epoch 1", () ->
+                workers.barrierRequests("grow-0").contains("POST epoch=1") && workers.barrierRequests("grow-1").contains("POST epoch=1"));
+        // One worker sealed: still nothing changes.
+        workers.answer("grow-0", ProgressDocuments.sealed(ns + "/grow", 0, 12, Map.of("orders-0", new long[] {500, 520}), 1));
+        awaitStatus(ns, "grow", s -> s.condition(ConditionType.Rescaling).map(c -> c.message.contains("(1 of 2 workers sealed"))
+                .orElse(false));
+        assertThat(admin.apps().statefulSets().inNamespace(ns).withName("grow").get().getSpec().getReplicas()).isEqualTo(2);
+        assertThat(admin.configMaps().inNamespace(ns).withName("grow-savepoint-1").get()).isNull();
+        assertThat(admin.configMaps().inNamespace(ns).withName("grow-config").get().getData())
+                .containsEntry(StreamJobResources.CONFIG_KEY, config).doesNotContainKey("savepoint.json");
+
+        // Both sealed: the savepoint, then the new shape.
+        workers.answer("grow-1", ProgressDocuments.sealed(ns + "/grow", 1, 11, Map.of("orders-1", new long[] {480, 480}), 1));
+        ConfigMap savepointMap = await(() -> admin.configMaps().inNamespace(ns).withName("grow-savepoint-1").get(), "the savepoint");
+        assertThat(savepointMap.getImmutable()).isTrue();
+        Savepoint savepoint = Savepoint.decode(java.nio.file.Path.of("grow-savepoint-1"), savepointMap.getData().get("savepoint.json"));
+        assertThat(savepoint).isEqualTo(new Savepoint(ns + "/grow", 1, 2, 3, Map.of("orders-0", new ChainPoint(500, 1500),
+                "orders-1", new ChainPoint(480, 1480)), List.of(12L, 11L)));
+        Awaits.until(WAIT, "three replicas with the savepoint in their configuration", () ->
+                admin.apps().statefulSets().inNamespace(ns).withName("grow").get().getSpec().getReplicas() == 3
+                        && savepointMap.getData().get("savepoint.json").equals(
+                                admin.configMaps().inNamespace(ns).withName("grow-config").get().getData().get("savepoint.json")));
+        Awaits.until(WAIT, "the parked pods deleted", () -> workerPods(ns, "grow").stream()
+                .noneMatch(p -> oldPods.contains(p.getMetadata().getUid())));
+        // Their processes are gone with them; the new pods' workers start in epoch 1.
+        workers.stop("grow-0");
+        workers.stop("grow-1");
+        // Playing the kubelet for whichever pods the StatefulSet controller makes (a pod it recreated
+        // from the old revision is replaced again by its rolling update).
+        for (int i = 0; i < 3; i++) {
+            workers.serve("grow-" + i, ProgressDocuments.json(ns + "/grow", i, EngineState.IDLE, 0,
+                    Map.of("orders-" + i, new long[] {500, 500}), true, null, 1, null));
+        }
+        Awaits.until(WAIT, "the rescale to complete", () -> {
+            for (Pod pod : workerPods(ns, "grow")) {
+                if (pod.getStatus() == null || !"Running".equals(pod.getStatus().getPhase())) {
+                    workers.markRunning(admin, ns, pod.getMetadata().getName(), true);
+                }
+            }
+            StreamJobStatus s = job(ns, "grow").getStatus();
+            return s != null && s.condition(ConditionType.Rescaling).map(c -> "RescaleCompleted".equals(c.reason)).orElse(false);
+        });
+        StreamJobStatus done = awaitStatus(ns, "grow", s -> s.phase == Phase.Running && s.condition(ConditionType.Rescaling)
+                .map(c -> "RescaleCompleted".equals(c.reason)).orElse(false));
+        assertThat(done.epoch).isEqualTo(1);
+        assertThat(done.replicas).isEqualTo(3);
+        assertThat(done.condition(ConditionType.Rescaling).orElseThrow().message)
+                .isEqualTo("rescaled from 2 to 3 workers (epoch 1, savepoint after batches [12, 11])");
+        assertThat(events(ns, "grow")).anyMatch(e -> e.startsWith("Normal RescaleStarted 2 -> 3 workers"))
+                .anyMatch(e -> e.startsWith("Normal SavepointTaken savepoint of epoch 1 taken after batches [12, 11]"))
+                .anyMatch(e -> e.startsWith("Normal RescaleCompleted rescaled from 2 to 3 workers"));
+        List<AuditLog.Request> writes = writes(mark, ns);
+        assertThat(count(writes, "pods")).as("parked pods deleted").isGreaterThanOrEqualTo(2);
+        assertThat(writes).filteredOn(r -> "configmaps".equals(r.resource()) && "create".equals(r.verb())).hasSize(1);
+        assertThat(audit.since(mark, r -> r.user().equals(OPERATOR_USER) && r.code() == 403)).isEmpty();
+    }
+
     @Test
     @Order(14)
     void theArgoCdHealthCheckReadsWhatTheOperatorWrote() throws Exception {
         assertThat(SEEN.keySet()).as("phases seen by the tests above").containsExactlyInAnyOrder(Phase.values());
         Map<Phase, String> expected = Map.of(Phase.Pending, "Progressing", Phase.Running, "Healthy", Phase.Completed, "Healthy",
-                Phase.Degraded, "Degraded", Phase.Failed, "Degraded", Phase.Suspended, "Suspended");
+                Phase.Degraded, "Degraded", Phase.Failed, "Degraded", Phase.Suspended, "Suspended", Phase.Rescaling, "Progressing");
         ArgoHealthCheck check = ArgoHealthCheck.fromDocs();
         Path work = Files.createDirectories(install.workDir().resolve("argo"));
         for (Phase phase : Phase.values()) {

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.oncestream.engine.EngineState;
 import io.oncestream.engine.Progress;
+import io.oncestream.engine.checkpoint.ChainPoint;
+import io.oncestream.engine.checkpoint.CheckpointSeal;
 import io.oncestream.operator.status.WorkerProgress;
 
 /** {@code GET /progress} documents exactly as a worker serves them: the engine's own Progress record, serialised. */
@@ -35,12 +37,26 @@ public final class ProgressDocuments {
      */
     public static String json(String jobId, int workerIndex, EngineState state, long batchId, Map<String, long[]> partitions,
             boolean sinkAvailable, String error) {
+        return json(jobId, workerIndex, state, batchId, partitions, sinkAvailable, error, 0, null);
+    }
+
+    /** A worker at its barrier: its checkpoint sealed for {@code nextEpoch} at its committed offsets (timestamps 1000 + offset). */
+    public static String sealed(String jobId, int workerIndex, long batchId, Map<String, long[]> partitions, int nextEpoch) {
+        Map<String, ChainPoint> points = new TreeMap<>();
+        partitions.forEach((p, v) -> points.put(p, new ChainPoint(v[0], 1000 + v[0])));
+        return json(jobId, workerIndex, EngineState.AT_BARRIER, batchId, partitions, true, null, nextEpoch - 1,
+                new CheckpointSeal(nextEpoch, batchId, points, 0));
+    }
+
+    /** As {@link #json(String, int, EngineState, long, Map, boolean, String)}, in epoch {@code epoch}, sealed or not. */
+    public static String json(String jobId, int workerIndex, EngineState state, long batchId, Map<String, long[]> partitions,
+            boolean sinkAvailable, String error, int epoch, CheckpointSeal seal) {
         Map<String, Progress.PartitionProgress> parts = new TreeMap<>();
         partitions.forEach((k, v) -> parts.put(k, new Progress.PartitionProgress(v[0], v[1], null, null)));
         Progress p = new Progress(jobId, workerIndex, 2, state, batchId, null, parts,
                 new Progress.Totals(1000, 100, 850, 50, 0, batchId + 1),
                 new Progress.BatchFigures(batchId, false, 100, 10, 85, 5, Map.of("total", 100L), 1000.0, 850.0),
-                sinkAvailable, true, error, "2026-12-02T10:00:00Z", 0, null);
+                sinkAvailable, true, error, "2026-12-02T10:00:00Z", epoch, seal);
         try {
             return JSON.writeValueAsString(p);
         } catch (JsonProcessingException e) {

@@ -160,7 +160,7 @@ class StatusProjectionTest {
                 worker(0, progress(EngineState.AT_BARRIER, 7, Map.of("orders-0", new long[] {300, 310}), true, null)),
                 worker(1, progress(EngineState.WRITING, 8, Map.of("orders-1", new long[] {290, 310}), true, null)));
         StreamJobStatus barrier = StatusProjection.project(job, null, null, null, old, T0, 0,
-                new Rescale(Rescale.Stage.BARRIER, 2, 3, 1, 1, null));
+                new Rescale(Rescale.Stage.BARRIER, 2, 3, 1, 1, null, null));
         assertThat(barrier.phase).isEqualTo(Phase.Rescaling);
         Condition rescaling = barrier.condition(ConditionType.Rescaling).orElseThrow();
         assertThat(rescaling.status).isEqualTo("True");
@@ -178,14 +178,14 @@ class StatusProjectionTest {
                 worker(1, progress(EngineState.IDLE, 0, Map.of("orders-1", new long[] {320, 320}), true, null)),
                 worker(2, progress(EngineState.IDLE, 0, Map.of("orders-2", new long[] {320, 320}), true, null)));
         StreamJobStatus starting = StatusProjection.project(job, barrier, null, null, fresh, T1, 1,
-                new Rescale(Rescale.Stage.STARTING, 2, 3, 1, 2, List.of(7L, 9L)));
+                new Rescale(Rescale.Stage.STARTING, 2, 3, 1, 2, List.of(7L, 9L), null));
         assertThat(starting.phase).isEqualTo(Phase.Rescaling);
         assertThat(starting.condition(ConditionType.Rescaling).orElseThrow().message)
                 .isEqualTo("2 -> 3 workers, epoch 1: savepoint taken after batches [7, 9]; 2 of 3 workers running in epoch 1");
         assertThat(starting.condition(ConditionType.Rescaling).orElseThrow().lastTransitionTime).isEqualTo(T0.toString());
 
         StreamJobStatus done = StatusProjection.project(job, starting, null, null, fresh, T1, 1,
-                new Rescale(Rescale.Stage.COMPLETED, 2, 3, 1, 3, List.of(7L, 9L)));
+                new Rescale(Rescale.Stage.COMPLETED, 2, 3, 1, 3, List.of(7L, 9L), null));
         assertThat(done.phase).isEqualTo(Phase.Running);
         Condition completed = done.condition(ConditionType.Rescaling).orElseThrow();
         assertThat(completed.status).isEqualTo("False");
