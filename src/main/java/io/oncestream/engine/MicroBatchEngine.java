@@ -20,6 +20,8 @@ import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointContents;
 import io.oncestream.engine.checkpoint.CheckpointException;
 import io.oncestream.engine.checkpoint.CheckpointSeal;
+import io.oncestream.engine.checkpoint.ChainPoint;
+import io.oncestream.engine.checkpoint.RecoveredChain;
 import io.oncestream.engine.checkpoint.CheckpointUnavailableException;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.config.DeadLetterMode;
@@ -27,6 +29,7 @@ import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.plan.BatchPlanner;
 import io.oncestream.engine.plan.KafkaOffsets;
 import io.oncestream.engine.plan.Plan;
+import io.oncestream.engine.plan.Seed;
 import io.oncestream.engine.transform.RecordTransformer;
 import io.oncestream.engine.transform.SourceRecord;
 import io.oncestream.engine.transform.TransformResult;
@@ -66,6 +69,8 @@ public final class MicroBatchEngine {
     private final BooleanSupplier stopRequested;
     private final LongSupplier clockMs;
     private final Epoch epoch;
+    /** How the first batch starts, once decided ({@link #seed()}). */
+    private Seed seed;
     private Map<String, Long> drainTargets;
     /** availableNow: the offsets of the last plan, capped to the drain targets. */
     private Map<String, KafkaOffsets> lastCapped;
@@ -251,16 +256,53 @@ public final class MicroBatchEngine {
         Optional<BatchLog.Entry<BatchCommit>> last = checkpoint.commits().latest();
         Optional<BatchOffsets> offsets = last.flatMap(c -> checkpoint.offsets().get(c.batchId()));
         if (offsets.isPresent()) {
-            Map<String, Long> ends = new LinkedHashMap<>();
-            offsets.get().partitions().forEach((p, r) -> ends.put(p, r.end()));
             try {
-                source.commitGroupOffsets(ends);
+                source.commitGroupOffsets(chainPoints(offsets.get(), last.get().value().lastTimestamps()));
             } catch (SourceException e) {
                 LOG.log(Level.WARNING, "cannot bring the consumer group up to the last commit yet: " + e.getMessage());
                 return;
             }
         }
         groupOffsetsResynced = true;
+    }
+
+    /** The ends of a committed batch with the last timestamps of their chains: what the consumer group gets. */
+    private static Map<String, ChainPoint> chainPoints(BatchOffsets offsets, Map<String, Long> lastTimestamps) {
+        Map<String, ChainPoint> points = new LinkedHashMap<>();
+        offsets.partitions().forEach((p, r) -> points.put(p, new ChainPoint(r.end(), lastTimestamps.getOrDefault(p, r.timestampBase()))));
+        return points;
+    }
+
+    /**
+     * How the checkpoint's first batch starts: from its epoch's savepoint, and, for a checkpoint
+     * without any batch whose consumer group holds chain points of this job (its volume was
+     * lost), from those where they are further on. They are recorded in the checkpoint before
+     * the first batch is planned, so a restart plans from the same points. A group point is
+     * the end of a batch that was committed, with the last timestamp its chain gave (the group
+     * is committed after {@code commits/N}, invariant I5), so the chain goes on exactly.
+     */
+    private Seed seed() {
+        if (seed != null || checkpoint.offsets().latest().isPresent() || checkpoint.commits().latest().isPresent()) {
+            return seed != null ? seed : epoch.seed();
+        }
+        Optional<RecoveredChain> recorded = checkpoint.recovered();
+        if (recorded.isEmpty()) {
+            Map<String, ChainPoint> group = source.committedChainPoints();
+            if (!group.isEmpty()) {
+                LOG.log(Level.WARNING, "the checkpoint has no batch but the consumer group holds this job's chain points "
+                        + group + ": its volume was lost; going on from them");
+                recorded = Optional.of(checkpoint.recover(new RecoveredChain(group, clockMs.getAsLong())));
+            }
+        }
+        Seed base = epoch.seed();
+        if (recorded.isEmpty()) {
+            seed = base;
+            return seed;
+        }
+        Map<String, ChainPoint> points = new TreeMap<>(base == null ? Map.of() : base.partitions());
+        recorded.get().partitions().forEach((p, point) -> points.merge(p, point, (a, b) -> b.offset() > a.offset() ? b : a));
+        seed = new Seed(points, base == null ? p -> true : base.startsFromStartingOffsets());
+        return seed;
     }
 
     private void runBatch(long batchId, BatchOffsets offsets, boolean replay, long started, long walDone) {
@@ -370,12 +412,11 @@ public final class MicroBatchEngine {
                 clockMs.getAsLong());
         commitDurably(batchId, commit);
         hooks.reached(ProtocolStep.AFTER_COMMIT_LOG, batchId);
-        Map<String, Long> ends = new LinkedHashMap<>();
-        offsets.partitions().forEach((p, r) -> ends.put(p, r.end()));
         try {
-            source.commitGroupOffsets(ends);
+            source.commitGroupOffsets(chainPoints(offsets, chain));
         } catch (SourceException e) {
-            // Informational only: the commit log is the truth. The next batch commits again.
+            // The commit log is the truth: the group is for lag tools, and a lost volume's last
+            // resort. The next batch commits again.
             progress.error(e.getMessage());
             LOG.log(Level.WARNING, e.getMessage());
         }
@@ -476,7 +517,7 @@ public final class MicroBatchEngine {
     private Plan plan(Map<String, KafkaOffsets> kafka) {
         return BatchPlanner.plan(new BatchPlanner.Input(checkpoint.offsets().latest(), checkpoint.commits().latest(),
                 kafka, config.source().startingOffsets(), config.source().maxRecordsPerBatch(),
-                config.source().failOnDataLoss(), clockMs.getAsLong(), epoch.seed()));
+                config.source().failOnDataLoss(), clockMs.getAsLong(), seed()));
     }
 
     /**

@@ -3,6 +3,7 @@ package io.oncestream.engine;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.plan.KafkaOffsets;
 import io.oncestream.engine.transform.SourceRecord;
@@ -19,8 +20,20 @@ public interface RecordSource extends AutoCloseable {
      */
     void read(Map<String, PartitionRange> ranges, Consumer<SourceRecord> handler);
 
-    /** Records committed ends as the consumer group's offsets, for lag tools; never read back. */
-    void commitGroupOffsets(Map<String, Long> ends);
+    /**
+     * Records committed chain points (a committed batch's ends and last timestamps) as the
+     * consumer group's offsets: for lag tools, and read back only to recover a lost checkpoint.
+     */
+    void commitGroupOffsets(Map<String, ChainPoint> points);
+
+    /**
+     * The chain points this job committed to its consumer group for the partitions it owns now:
+     * what a checkpoint that lost its volume goes on from. Empty where the group holds none of
+     * this job's (another job of the same name, an older worker, a worker run by hand).
+     */
+    default Map<String, ChainPoint> committedChainPoints() {
+        return Map.of();
+    }
 
     @Override
     void close();

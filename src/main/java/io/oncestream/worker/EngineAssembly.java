@@ -44,32 +44,38 @@ public final class EngineAssembly implements AutoCloseable {
 
     /**
      * What may differ from production: file durability (only the benchmark turns fsync off to
-     * measure its cost), protocol hooks (crash tests pause there) and a wrapper around the sink
-     * (the benchmark records latencies).
+     * measure its cost), protocol hooks (crash tests pause there), a wrapper around the sink
+     * (the benchmark records latencies), and the job's identity (a worker in a pod has it).
      */
-    public record Options(DurableFiles files, ProtocolHooks hooks, UnaryOperator<RowSink> sinkWrapper, Duration lockWait) {
+    public record Options(DurableFiles files, ProtocolHooks hooks, UnaryOperator<RowSink> sinkWrapper, Duration lockWait,
+            String jobInstance) {
 
         /** How long a worker waits for its checkpoint's lock by default before it exits to be restarted. */
         public static final Duration DEFAULT_LOCK_WAIT = Duration.ofMinutes(10);
 
         public static Options production() {
-            return new Options(DurableFiles.synced(), ProtocolHooks.NONE, UnaryOperator.identity(), DEFAULT_LOCK_WAIT);
+            return new Options(DurableFiles.synced(), ProtocolHooks.NONE, UnaryOperator.identity(), DEFAULT_LOCK_WAIT, null);
         }
 
         public Options withFiles(DurableFiles files) {
-            return new Options(files, hooks, sinkWrapper, lockWait);
+            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance);
         }
 
         public Options withHooks(ProtocolHooks hooks) {
-            return new Options(files, hooks, sinkWrapper, lockWait);
+            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance);
         }
 
         public Options withSinkWrapper(UnaryOperator<RowSink> sinkWrapper) {
-            return new Options(files, hooks, sinkWrapper, lockWait);
+            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance);
         }
 
         public Options withLockWait(Duration lockWait) {
-            return new Options(files, hooks, sinkWrapper, lockWait);
+            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance);
+        }
+
+        /** The job's identity (its uid): group commits carry it, and a lost checkpoint goes on from this job's only. */
+        public Options withJobInstance(String jobInstance) {
+            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance);
         }
     }
 
@@ -101,7 +107,7 @@ public final class EngineAssembly implements AutoCloseable {
         try {
             RecordTransformer transformer = compiled.get();
             PartitionAssignment assignment = new PartitionAssignment(config.source().topics(), config.parallelism(), workerIndex);
-            openedSource = new KafkaRecordSource(config.source(), assignment, stopRequested);
+            openedSource = new KafkaRecordSource(config.source(), assignment, stopRequested, options.jobInstance());
             openedSink = CassandraSink.open(session, config, stopRequested);
             Epoch epoch = new Epoch(savepoint == null ? 0 : savepoint.epoch(),
                     savepoint == null ? null : assignment.seed(savepoint), barrier);

@@ -217,7 +217,8 @@ public final class WorkerMain {
             AtomicInteger barrier, ProgressTracker progress, AtomicBoolean stop) {
         EngineAssembly.Options production = EngineAssembly.Options.production()
                 .withHooks(TestPauseHooks.fromEnvironment(System.getenv()))
-                .withLockWait(options.lockWait());
+                .withLockWait(options.lockWait())
+                .withJobInstance(System.getenv("ONCESTREAM_JOB_UID"));
         EngineAssembly engine;
         try {
             engine = EngineAssembly.connect(config, options.workerIndex(), options.checkpoint(), savepoint, barrier::get,

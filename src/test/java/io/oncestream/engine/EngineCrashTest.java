@@ -28,6 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchOffsets;
+import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
 import io.oncestream.engine.checkpoint.DurableFiles;
@@ -369,8 +370,8 @@ class EngineCrashTest {
             case COMMIT_BEFORE_ACK -> Crash.at(ProtocolStep.AFTER_COMMIT_LOG, k).hooks();
             case GROUP_BEFORE_COMMIT -> (step, batchId) -> {
                 if (step == ProtocolStep.AFTER_SINK && batchId == k) {
-                    Map<String, Long> ends = new TreeMap<>();
-                    new CheckpointOnDisk(dir).offsets(k).partitions().forEach((p, r) -> ends.put(p, r.end()));
+                    Map<String, ChainPoint> ends = new TreeMap<>();
+                    new CheckpointOnDisk(dir).offsets(k).partitions().forEach((p, r) -> ends.put(p, new ChainPoint(r.end(), 0)));
                     source.commitGroupOffsets(ends);
                     Crash.at(step, k).hooks().reached(step, batchId);
                 }

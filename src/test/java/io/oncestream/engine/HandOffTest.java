@@ -158,6 +158,57 @@ class HandOffTest {
         assertThat(table.timestampsByRecord()).as("the check above catches a chain restarted at 0").isNotEqualTo(uninterrupted);
     }
 
+    /**
+     * A checkpoint volume lost after its records aged out of Kafka: from a fresh volume, the
+     * worker goes on from the chain points this job committed to its consumer group, recorded
+     * in the new checkpoint before its first batch, and every record after them gets the
+     * timestamp of the uninterrupted chain. Without them (a group that does not carry the job)
+     * the same fresh volume finds its first offsets gone and stops.
+     */
+    @Test
+    void aLostVolumeGoesOnFromTheConsumerGroupsChainPoints() {
+        Kafka kafka = new Kafka();
+        kafka.source.groupCarriesTheJob();
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 11);
+        kafka.produce(80);
+        run(kafka, table, 0, 1, 0, null, () -> 0, ProtocolHooks.NONE);
+        Map<String, Long> group = new TreeMap<>(kafka.source.groupOffsets());
+        kafka.produce(40);
+        group.forEach((p, offset) -> kafka.source.ageOut(p, offset));
+        deleteRecursively(volume(0));
+
+        assertThat(run(kafka, table, 0, 1, 0, null, () -> 0, ProtocolHooks.NONE)).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
+        try (Checkpoint checkpoint = Checkpoint.open(volume(0), metadata(1, 0), FILES)) {
+            assertThat(checkpoint.recovered()).as("the chain points recovered, in the checkpoint").isPresent();
+            assertThat(checkpoint.recovered().get().partitions()).extractingFromEntries(e -> e.getKey() + "@" + e.getValue().offset())
+                    .containsExactlyInAnyOrderElementsOf(group.entrySet().stream().map(e -> e.getKey() + "@" + e.getValue()).toList());
+        }
+        assertThat(table.rows()).isEqualTo(expectedRows);
+        assertThat(table.timestampsByRecord()).as("each record written with the timestamp of the uninterrupted chain")
+                .isEqualTo(uninterrupted);
+
+        // The same loss without the group's chain points: the new checkpoint starts at the earliest
+        // offset Kafka still has with a chain restarted at 0, and the records get other timestamps.
+        Kafka plain = new Kafka();
+        plain.produce(80);
+        LastWriteWinsSink other = new LastWriteWinsSink("id", 3, 12);
+        run(plain, other, 0, 1, 0, null, () -> 0, ProtocolHooks.NONE, dir.resolve("plain"));
+        plain.produce(40);
+        new TreeMap<>(plain.source.groupOffsets()).forEach((p, offset) -> plain.source.ageOut(p, offset));
+        deleteRecursively(dir.resolve("plain"));
+        run(plain, other, 0, 1, 0, null, () -> 0, ProtocolHooks.NONE, dir.resolve("plain"));
+        assertThat(other.timestampsByRecord()).as("the check above catches a chain restarted after a lost volume")
+                .isNotEqualTo(uninterrupted);
+    }
+
+    private static void deleteRecursively(Path path) {
+        try (var all = Files.walk(path)) {
+            all.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Test
     void aWorkerWhoseOldOwnerCommittedNothingStartsByStartingOffsets() {
         Savepoint savepoint = new Savepoint(JOB.jobId(), 1, 2, 1, Map.of("orders-0", new ChainPoint(5, 9)), List.of(4L, -1L));
@@ -224,8 +275,13 @@ class HandOffTest {
 
     private MicroBatchEngine.Outcome run(Kafka kafka, LastWriteWinsSink table, int epochNumber, int parallelism, int index,
             Savepoint savepoint, java.util.function.IntSupplier barrier, ProtocolHooks hooks) {
+        return run(kafka, table, epochNumber, parallelism, index, savepoint, barrier, hooks, volume(index));
+    }
+
+    private MicroBatchEngine.Outcome run(Kafka kafka, LastWriteWinsSink table, int epochNumber, int parallelism, int index,
+            Savepoint savepoint, java.util.function.IntSupplier barrier, ProtocolHooks hooks, Path volume) {
         PartitionAssignment assignment = new PartitionAssignment(TOPICS, parallelism, index);
-        Path checkpointDir = CheckpointEpochs.check(volume(index), epochNumber);
+        Path checkpointDir = CheckpointEpochs.check(volume, epochNumber);
         Epoch epoch = new Epoch(epochNumber, savepoint == null ? null : assignment.seed(savepoint), barrier);
         try (Checkpoint checkpoint = Checkpoint.open(checkpointDir, metadata(parallelism, index), savepoint, FILES)) {
             return engine(checkpoint, new Owned(kafka.source, assignment), table, hooks, epoch, parallelism, index).run();
@@ -276,8 +332,19 @@ class HandOffTest {
         }
 
         @Override
-        public void commitGroupOffsets(Map<String, Long> ends) {
-            all.commitGroupOffsets(ends);
+        public void commitGroupOffsets(Map<String, ChainPoint> points) {
+            all.commitGroupOffsets(points);
+        }
+
+        @Override
+        public Map<String, ChainPoint> committedChainPoints() {
+            Map<String, ChainPoint> owned = new TreeMap<>();
+            all.committedChainPoints().forEach((p, point) -> {
+                if (assignment.owns("orders", Integer.parseInt(p.substring(p.lastIndexOf('-') + 1)))) {
+                    owned.put(p, point);
+                }
+            });
+            return owned;
         }
 
         @Override

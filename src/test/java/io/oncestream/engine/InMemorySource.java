@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 
+import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.checkpoint.TopicPartitionKey;
 import io.oncestream.engine.plan.KafkaOffsets;
@@ -28,6 +29,8 @@ final class InMemorySource implements RecordSource {
     private final Map<String, KafkaOffsets> offsets = new TreeMap<>();
     private final List<Map<String, PartitionRange>> reads = new ArrayList<>();
     private final Map<String, Long> groupOffsets = new TreeMap<>();
+    private final Map<String, ChainPoint> groupPoints = new TreeMap<>();
+    private boolean groupCarriesTheJob;
     private Consumer<Map<String, Long>> commitCheck = ends -> { };
     private int offsetsAsked;
 
@@ -111,10 +114,30 @@ final class InMemorySource implements RecordSource {
     }
 
     @Override
-    public void commitGroupOffsets(Map<String, Long> ends) {
-        Map<String, Long> copy = new LinkedHashMap<>(ends);
-        commitCheck.accept(copy);
-        groupOffsets.putAll(copy);
+    public void commitGroupOffsets(Map<String, ChainPoint> points) {
+        Map<String, Long> ends = new LinkedHashMap<>();
+        points.forEach((p, point) -> ends.put(p, point.offset()));
+        commitCheck.accept(ends);
+        groupOffsets.putAll(ends);
+        groupPoints.putAll(points);
+    }
+
+    /** From now on the group's commits are read back as this job's, as a worker that knows its job's identity reads them. */
+    InMemorySource groupCarriesTheJob() {
+        groupCarriesTheJob = true;
+        return this;
+    }
+
+    @Override
+    public Map<String, ChainPoint> committedChainPoints() {
+        return groupCarriesTheJob ? new TreeMap<>(groupPoints) : Map.of();
+    }
+
+    /** Records below {@code offset} of a partition age out (retention): its earliest offset becomes {@code offset}. */
+    void ageOut(String partitionKey, long offset) {
+        KafkaOffsets now = offsets.get(partitionKey);
+        records.get(partitionKey).headMap(offset).clear();
+        offsets.put(partitionKey, new KafkaOffsets(Math.max(now.earliest(), offset), now.latest()));
     }
 
     @Override

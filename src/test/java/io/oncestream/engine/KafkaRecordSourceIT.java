@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.oncestream.engine.checkpoint.PartitionRange;
+import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.TopicPartitionKey;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
@@ -101,9 +102,12 @@ class KafkaRecordSourceIT {
                 new ProducerRecord<>(topic, 1, null, "c")));
         JobConfig.KafkaSource config = JobConfigs.parse(TestConfigs.orders("it/close-" + topic, kafka.bootstrapServers(), topic,
                 "127.0.0.1:1", "dc", "k", "t")).source();
-        KafkaRecordSource source = new KafkaRecordSource(config, new PartitionAssignment(List.of(topic), 1, 0), () -> false);
+        KafkaRecordSource source = new KafkaRecordSource(config, new PartitionAssignment(List.of(topic), 1, 0), () -> false,
+                "job-uid-1");
+        Map<String, ChainPoint> points = Map.of(TopicPartitionKey.of(topic, 0), new ChainPoint(1, 10),
+                TopicPartitionKey.of(topic, 1), new ChainPoint(2, 20));
         try {
-            source.commitGroupOffsets(Map.of(TopicPartitionKey.of(topic, 0), 1L, TopicPartitionKey.of(topic, 1), 2L));
+            source.commitGroupOffsets(points);
         } finally {
             source.close();
         }
@@ -111,6 +115,18 @@ class KafkaRecordSourceIT {
         kafka.admin().listConsumerGroupOffsets(config.groupId()).partitionsToOffsetAndMetadata().get()
                 .forEach((tp, om) -> group.put(tp.partition(), om.offset()));
         assertThat(group).isEqualTo(Map.of(0, 1L, 1, 2L));
+        // Read back as this job's chain points (a lost checkpoint's), and only by this job.
+        try (KafkaRecordSource same = new KafkaRecordSource(config, new PartitionAssignment(List.of(topic), 1, 0), () -> false,
+                "job-uid-1");
+                KafkaRecordSource other = new KafkaRecordSource(config, new PartitionAssignment(List.of(topic), 1, 0), () -> false,
+                        "job-uid-2");
+                KafkaRecordSource owner1 = new KafkaRecordSource(config, new PartitionAssignment(List.of(topic), 2, 1), () -> false,
+                        "job-uid-1")) {
+            assertThat(same.committedChainPoints()).isEqualTo(points);
+            assertThat(other.committedChainPoints()).as("an earlier job of the same name").isEmpty();
+            assertThat(owner1.committedChainPoints()).as("worker 1 of 2 owns partition 1 only")
+                    .isEqualTo(Map.of(TopicPartitionKey.of(topic, 1), new ChainPoint(2, 20)));
+        }
     }
 
     private static List<String> readRange(KafkaRecordSource source, String topic, int partition, long start, long end) {

@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * .lock         held exclusively while a worker uses the directory; says who holds it
  * savepoint     epochs after the first: the savepoint this checkpoint was seeded from ({@link Savepoint})
  * sealed        the epoch ended at a barrier: nothing is planned here again ({@link CheckpointSeal})
+ * recovered     a lost volume's: the chain points it took from the consumer group ({@link RecoveredChain})
  * </pre>
  * Epoch 0 is the volume's root, epoch e the directory {@code epoch-<e>} ({@link CheckpointEpochs}).
  */
@@ -32,6 +33,7 @@ public final class Checkpoint implements AutoCloseable {
 
     static final String SEALED = "sealed";
     static final String SAVEPOINT = "savepoint";
+    static final String RECOVERED = "recovered";
 
     private final Path dir;
     private final DurableFiles files;
@@ -204,6 +206,28 @@ public final class Checkpoint implements AutoCloseable {
         } catch (IOException e) {
             throw new CheckpointUnavailableException(dir, "cannot seal checkpoint: " + describe(e), e);
         }
+    }
+
+    /** The chain points this checkpoint recovered from the consumer group before its first batch, if any. */
+    public Optional<RecoveredChain> recovered() {
+        Path file = dir.resolve(RECOVERED);
+        try {
+            return Optional.of(CheckpointJson.decode(file, Files.readAllBytes(file), RecoveredChain.class));
+        } catch (java.nio.file.NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new CheckpointUnavailableException(dir, "cannot read " + file + ": " + describe(e), e);
+        }
+    }
+
+    /** Records {@code recovered} (create-only); returns what the checkpoint holds afterwards (an earlier record wins). */
+    public RecoveredChain recover(RecoveredChain recovered) {
+        try {
+            files.createAtomically(dir.resolve(RECOVERED), CheckpointJson.encode(recovered));
+        } catch (IOException e) {
+            throw new CheckpointUnavailableException(dir, "cannot write " + dir.resolve(RECOVERED) + ": " + describe(e), e);
+        }
+        return recovered().orElseThrow();
     }
 
     /** The seal in {@code dir}, read without the lock (the file is create-only). */

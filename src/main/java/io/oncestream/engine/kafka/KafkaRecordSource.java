@@ -29,6 +29,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import io.oncestream.engine.RecordSource;
 import io.oncestream.engine.SourceException;
 import io.oncestream.engine.StopRequestedException;
+import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.checkpoint.TopicPartitionKey;
 import io.oncestream.engine.config.JobConfig;
@@ -54,11 +55,22 @@ public final class KafkaRecordSource implements RecordSource {
     private final PartitionAssignment assignment;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final BooleanSupplier stopRequested;
+    private final String jobInstance;
     private final Map<TopicPartition, ReadAhead> ahead = new HashMap<>();
     /** The offsets of the newest group commit asked for, committed again synchronously on close. */
     private Map<TopicPartition, OffsetAndMetadata> lastGroupOffsets = Map.of();
 
     public KafkaRecordSource(JobConfig.KafkaSource config, PartitionAssignment assignment, BooleanSupplier stopRequested) {
+        this(config, assignment, stopRequested, null);
+    }
+
+    /**
+     * @param jobInstance the job's identity (its uid), which group commits carry so that a lost
+     *                    checkpoint can go on from them; null: plain offsets, nothing recovered
+     */
+    public KafkaRecordSource(JobConfig.KafkaSource config, PartitionAssignment assignment, BooleanSupplier stopRequested,
+            String jobInstance) {
+        this.jobInstance = jobInstance;
         this.config = config;
         this.assignment = assignment;
         this.stopRequested = stopRequested;
@@ -83,21 +95,46 @@ public final class KafkaRecordSource implements RecordSource {
         this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
-    @Override
-    public Map<String, KafkaOffsets> offsets() {
+    /** The partitions this worker owns now. */
+    private List<TopicPartition> owned() {
         List<TopicPartition> owned = new ArrayList<>();
-        try {
-            for (String topic : assignment.sortedTopics()) {
-                List<PartitionInfo> infos = consumer.partitionsFor(topic);
-                if (infos == null || infos.isEmpty()) {
-                    throw new SourceException("topic '" + topic + "' does not exist in Kafka at " + config.bootstrapServers());
-                }
-                for (PartitionInfo info : infos) {
-                    if (assignment.owns(topic, info.partition())) {
-                        owned.add(new TopicPartition(topic, info.partition()));
-                    }
+        for (String topic : assignment.sortedTopics()) {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic);
+            if (infos == null || infos.isEmpty()) {
+                throw new SourceException("topic '" + topic + "' does not exist in Kafka at " + config.bootstrapServers());
+            }
+            for (PartitionInfo info : infos) {
+                if (assignment.owns(topic, info.partition())) {
+                    owned.add(new TopicPartition(topic, info.partition()));
                 }
             }
+        }
+        return owned;
+    }
+
+    @Override
+    public Map<String, ChainPoint> committedChainPoints() {
+        if (jobInstance == null) {
+            return Map.of();
+        }
+        try {
+            Map<String, ChainPoint> points = new TreeMap<>();
+            consumer.committed(new java.util.HashSet<>(owned())).forEach((tp, committed) -> {
+                if (committed != null) {
+                    GroupMetadata.timestamp(committed.metadata(), jobInstance).ifPresent(ts -> points.put(
+                            TopicPartitionKey.of(tp.topic(), tp.partition()), new ChainPoint(committed.offset(), ts)));
+                }
+            });
+            return points;
+        } catch (KafkaException e) {
+            throw new SourceException("cannot read the offsets of group '" + config.groupId() + "': " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Map<String, KafkaOffsets> offsets() {
+        try {
+            List<TopicPartition> owned = owned();
             Map<TopicPartition, Long> earliest = consumer.beginningOffsets(owned);
             Map<TopicPartition, Long> latest = consumer.endOffsets(owned); // the last stable offset under read_committed
             Map<String, KafkaOffsets> out = new TreeMap<>();
@@ -196,9 +233,10 @@ public final class KafkaRecordSource implements RecordSource {
     }
 
     @Override
-    public void commitGroupOffsets(Map<String, Long> ends) {
+    public void commitGroupOffsets(Map<String, ChainPoint> points) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        ends.forEach((key, end) -> offsets.put(topicPartition(key), new OffsetAndMetadata(end)));
+        points.forEach((key, point) -> offsets.put(topicPartition(key), jobInstance == null ? new OffsetAndMetadata(point.offset())
+                : new OffsetAndMetadata(point.offset(), GroupMetadata.encode(jobInstance, point.lastTimestamp()))));
         lastGroupOffsets = offsets;
         // Asynchronous: these offsets are for lag tools only, so a slow group coordinator (the
         // first commit of a group takes a coordinator lookup) must not hold up the next batch.

@@ -129,7 +129,7 @@ public final class WorkerStatefulSets {
                         // A drained availableNow worker stays up until the operator scales the job down:
                         // an exit would make the kubelet restart it, over and over.
                         "--when-done", "wait")
-                .withEnv(env(spec))
+                .withEnv(env(spec, job.getMetadata().getUid()))
                 // A worker that fails leaves the end of its log in the pod's status, where the operator reads it.
                 .withTerminationMessagePolicy("FallbackToLogsOnError")
                 .addNewPort().withName("http").withContainerPort(StreamJobResources.WORKER_HTTP_PORT).endPort()
@@ -171,15 +171,20 @@ public final class WorkerStatefulSets {
     }
 
     /**
-     * POD_NAME gives the worker its index; JAVA_TOOL_OPTIONS the JVM options, the job's after the defaults;
+     * POD_NAME gives the worker its index; ONCESTREAM_JOB_UID the job's identity, which its consumer-group
+     * commits carry (a lost checkpoint is recovered only from this job's, never from an earlier job of the
+     * same name); JAVA_TOOL_OPTIONS the JVM options, the job's after the defaults;
      * Cassandra credentials come from the job's Secret, never from the ConfigMap.
      * Values the API server would default are spelled out (fieldRef apiVersion), so that the applied
      * object equals the desired one and an unchanged job is never re-applied.
      */
-    private static List<EnvVar> env(StreamJobSpec spec) {
+    private static List<EnvVar> env(StreamJobSpec spec, String jobUid) {
         List<EnvVar> env = new ArrayList<>();
         env.add(new EnvVarBuilder().withName("POD_NAME").withNewValueFrom().withNewFieldRef().withApiVersion("v1").withFieldPath("metadata.name")
                 .endFieldRef().endValueFrom().build());
+        if (jobUid != null) {
+            env.add(new EnvVarBuilder().withName("ONCESTREAM_JOB_UID").withValue(jobUid).build());
+        }
         String jvmOptions = spec.worker == null ? null : spec.worker.jvmOptions; // the CRD's pattern: options, no edge spaces
         String defaults = WorkerJobConfigs.availableNow(spec) ? AVAILABLE_NOW_JVM_OPTIONS : DEFAULT_JVM_OPTIONS;
         env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS")
