@@ -142,6 +142,10 @@ final class E2EJob {
         return TextEdits.apply(read(EXAMPLE), all);
     }
 
+    /** Edits of the example for fault tests: batches of at most 500 records, every 300 ms. */
+    static final Map<String, String> SHORT_BATCHES = Map.of("maxRecordsPerBatch: 50000", "maxRecordsPerBatch: 500",
+            "interval: 1s", "interval: 300ms");
+
     /** {@code kubectl apply -n <namespace> -f -} of the edited example. */
     void apply(Map<String, String> edits) {
         kube.kubectl(manifest(edits), "apply", "-n", namespace, "-f", "-").orThrow();

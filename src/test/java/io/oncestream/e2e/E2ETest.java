@@ -38,6 +38,17 @@ abstract class E2ETest {
         operator = OperatorRelease.install(kube, node, "e2e", E2ESettings.OPERATOR, E2ESettings.WAIT);
     }
 
+    /**
+     * The random source of a test that picks fault moments at random: seeded from
+     * {@code -Doncestream.e2e.seed} when given, else afresh, and the seed printed so that a run
+     * can be replayed.
+     */
+    static java.util.Random seededRandom(String test) {
+        long seed = Long.getLong("oncestream.e2e.seed", System.nanoTime());
+        System.out.println("[e2e] " + test + " random seed " + seed + " (replay with -Doncestream.e2e.seed=" + seed + ")");
+        return new java.util.Random(seed);
+    }
+
     @AfterAll
     static void deleteJobsAndUninstallOperator() {
         E2EJob.deleteAll(kube);

@@ -43,9 +43,7 @@ class ForceDeletesE2E extends E2ETest {
     @Test
     void forceDeletedWorkersResumeByThemselvesAndLoseNothing() throws Exception {
         E2EJob job = E2EJob.own(kube, kafka, cassandra, "e2e-force", 4, 3000);
-        long seed = Long.getLong("oncestream.e2e.seed", System.nanoTime());
-        System.out.println("[e2e] ForceDeletesE2E random seed " + seed + " (replay with -Doncestream.e2e.seed=" + seed + ")");
-        Random random = new Random(seed);
+        Random random = seededRandom("ForceDeletesE2E");
         job.produce(2000);
         // ReadWriteOncePod claims: the scheduler refuses a second pod on a claim while the API server
         // knows the first; a force delete removes the first from the API server at once, so the
@@ -134,7 +132,7 @@ class ForceDeletesE2E extends E2ETest {
     void aWorkerPausedLongerThanItsLivenessProbeIsReplacedAndChangesNothingLate() throws Exception {
         E2EJob job = E2EJob.own(kube, kafka, cassandra, "e2e-paused", 2, 2000);
         job.produce(1000);
-        job.apply(Map.of("maxRecordsPerBatch: 50000", "maxRecordsPerBatch: 500", "interval: 1s", "interval: 300ms"));
+        job.apply(E2EJob.SHORT_BATCHES);
         job.awaitStatus("both workers committed a batch", E2ESettings.WAIT, s -> s.batchId != null && s.batchId >= 0);
         Set<Phase> phases = new TreeSet<>();
         Set<String> workerStates = new TreeSet<>();

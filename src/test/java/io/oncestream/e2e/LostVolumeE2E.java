@@ -29,7 +29,7 @@ class LostVolumeE2E extends E2ETest {
     void aDeletedVolumeIsRecoveredFromTheConsumerGroupAndTheTableIsExact() throws Exception {
         E2EJob job = E2EJob.own(kube, kafka, cassandra, "e2e-lost", 4, 3000);
         job.produce(2000);
-        job.apply(Map.of("maxRecordsPerBatch: 50000", "maxRecordsPerBatch: 500", "interval: 1s", "interval: 300ms"));
+        job.apply(E2EJob.SHORT_BATCHES);
         job.awaitStatus("two workers committing", E2ESettings.WAIT, s -> s.batchId != null && s.batchId >= 1);
         String claim = "checkpoint-paid-orders-1";
         String oldClaimUid = kube.admin().persistentVolumeClaims().inNamespace(job.namespace).withName(claim).get()

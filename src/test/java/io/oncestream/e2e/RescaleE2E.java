@@ -33,11 +33,9 @@ class RescaleE2E extends E2ETest {
     @Test
     void rescalingUnderLoadWithKillsLosesNothingAndDoublesNothing() throws Exception {
         E2EJob job = E2EJob.own(kube, kafka, cassandra, "e2e-rescale", PARTITIONS, 4000);
-        long seed = Long.getLong("oncestream.e2e.seed", System.nanoTime());
-        System.out.println("[e2e] RescaleE2E random seed " + seed + " (replay with -Doncestream.e2e.seed=" + seed + ")");
-        Random random = new Random(seed);
+        Random random = seededRandom("RescaleE2E");
         job.produce(2000);
-        job.apply(Map.of("maxRecordsPerBatch: 50000", "maxRecordsPerBatch: 500", "interval: 1s", "interval: 300ms"));
+        job.apply(E2EJob.SHORT_BATCHES);
         job.awaitStatus("two workers committing", E2ESettings.WAIT, s -> s.batchId != null && s.batchId >= 1);
 
         List<String> violations = new ArrayList<>();
@@ -51,8 +49,9 @@ class RescaleE2E extends E2ETest {
                 int epoch = step + 1;
                 long started = System.nanoTime();
                 if (step == 0) {
-                    job.apply(Map.of("maxRecordsPerBatch: 50000", "maxRecordsPerBatch: 500", "interval: 1s", "interval: 300ms",
-                            "parallelism: 2", "parallelism: " + to));
+                    Map<String, String> edits = new java.util.HashMap<>(E2EJob.SHORT_BATCHES);
+                    edits.put("parallelism: 2", "parallelism: " + to);
+                    job.apply(edits);
                 } else {
                     kube.kubectl(null, "scale", "-n", job.namespace, "streamjob/paid-orders", "--replicas=" + to).orThrow();
                 }

@@ -30,11 +30,9 @@ class WorkerKillsE2E extends E2ETest {
     @Test
     void killedAndDeletedWorkersLoseNothingAndDoubleNothing() throws Exception {
         job = E2EJob.own(kube, kafka, cassandra, "e2e-kills", 6, 4000);
-        long seed = Long.getLong("oncestream.e2e.seed", System.nanoTime());
-        System.out.println("[e2e] WorkerKillsE2E random seed " + seed + " (replay with -Doncestream.e2e.seed=" + seed + ")");
-        Random random = new Random(seed);
+        Random random = seededRandom("WorkerKillsE2E");
         job.produce(2000);
-        job.apply(Map.of("maxRecordsPerBatch: 50000", "maxRecordsPerBatch: 500", "interval: 1s", "interval: 300ms"));
+        job.apply(E2EJob.SHORT_BATCHES);
         job.awaitStatus("two workers committing", E2ESettings.WAIT, s -> s.batchId != null && s.batchId >= 1);
 
         List<String> violations = new ArrayList<>();

@@ -317,10 +317,15 @@ class HandOffTest {
     private record Owned(InMemorySource all, PartitionAssignment assignment) implements RecordSource {
         @Override
         public Map<String, KafkaOffsets> offsets() {
-            Map<String, KafkaOffsets> owned = new TreeMap<>();
-            all.offsets().forEach((p, o) -> {
+            return owned(all.offsets());
+        }
+
+        /** The entries of {@code byPartition} of the partitions this worker owns. */
+        private <T> Map<String, T> owned(Map<String, T> byPartition) {
+            Map<String, T> owned = new TreeMap<>();
+            byPartition.forEach((p, value) -> {
                 if (assignment.owns("orders", Integer.parseInt(p.substring(p.lastIndexOf('-') + 1)))) {
-                    owned.put(p, o);
+                    owned.put(p, value);
                 }
             });
             return owned;
@@ -338,13 +343,7 @@ class HandOffTest {
 
         @Override
         public Map<String, ChainPoint> committedChainPoints() {
-            Map<String, ChainPoint> owned = new TreeMap<>();
-            all.committedChainPoints().forEach((p, point) -> {
-                if (assignment.owns("orders", Integer.parseInt(p.substring(p.lastIndexOf('-') + 1)))) {
-                    owned.put(p, point);
-                }
-            });
-            return owned;
+            return owned(all.committedChainPoints());
         }
 
         @Override

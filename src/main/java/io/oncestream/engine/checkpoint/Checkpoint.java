@@ -210,14 +210,7 @@ public final class Checkpoint implements AutoCloseable {
 
     /** The chain points this checkpoint recovered from the consumer group before its first batch, if any. */
     public Optional<RecoveredChain> recovered() {
-        Path file = dir.resolve(RECOVERED);
-        try {
-            return Optional.of(CheckpointJson.decode(file, Files.readAllBytes(file), RecoveredChain.class));
-        } catch (java.nio.file.NoSuchFileException e) {
-            return Optional.empty();
-        } catch (IOException e) {
-            throw new CheckpointUnavailableException(dir, "cannot read " + file + ": " + describe(e), e);
-        }
+        return readIfPresent(dir, RECOVERED, RecoveredChain.class);
     }
 
     /** Records {@code recovered} (create-only); returns what the checkpoint holds afterwards (an earlier record wins). */
@@ -232,9 +225,14 @@ public final class Checkpoint implements AutoCloseable {
 
     /** The seal in {@code dir}, read without the lock (the file is create-only). */
     public static Optional<CheckpointSeal> readSeal(Path dir) {
-        Path file = dir.resolve(SEALED);
+        return readIfPresent(dir, SEALED, CheckpointSeal.class);
+    }
+
+    /** The create-only file {@code name} of {@code dir}, decoded, if it exists; one that does not decode is an error naming it. */
+    private static <T> Optional<T> readIfPresent(Path dir, String name, Class<T> type) {
+        Path file = dir.resolve(name);
         try {
-            return Optional.of(CheckpointJson.decode(file, Files.readAllBytes(file), CheckpointSeal.class));
+            return Optional.of(CheckpointJson.decode(file, Files.readAllBytes(file), type));
         } catch (java.nio.file.NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {

@@ -21,7 +21,7 @@ public final class Barriers {
 
     public Barriers(Duration timeout) {
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+        this.http = ProgressPoller.client(timeout);
     }
 
     /** Requests the barrier for epoch {@code epoch} from each worker; returns what failed, one line per worker. */

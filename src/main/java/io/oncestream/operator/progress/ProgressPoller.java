@@ -24,7 +24,12 @@ public final class ProgressPoller {
 
     public ProgressPoller(Duration timeout) {
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+        this.http = client(timeout);
+    }
+
+    /** The HTTP client the operator talks to workers with: HTTP/1.1, connect timeout {@code timeout}. */
+    static HttpClient client(Duration timeout) {
+        return HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
     }
 
     /**
