@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -15,16 +16,23 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchOffsets;
+import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointContents;
+import io.oncestream.engine.checkpoint.CheckpointEpochs;
 import io.oncestream.engine.checkpoint.CheckpointException;
+import io.oncestream.engine.checkpoint.CheckpointSeal;
 import io.oncestream.engine.checkpoint.PartitionRange;
+import io.oncestream.engine.checkpoint.RecoveredChain;
+import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.engine.plan.BatchPlanner;
 import io.oncestream.engine.plan.PlanningException;
 import io.oncestream.engine.plan.Recovery;
 
 /**
- * {@code checkpoint inspect [--json] DIR}: what a worker's checkpoint holds and what recovery will
- * do with it, read without the worker's lock and without changing a byte, so it is safe on a
+ * {@code checkpoint inspect [--json] [--epoch N] DIR}: what a worker's checkpoint holds and what recovery will
+ * do with it (on a volume of a rescaled job, the checkpoint of its newest epoch unless
+ * {@code --epoch} names another, with the epochs there are, the savepoint it was seeded from
+ * and its seal), read without the worker's lock and without changing a byte, so it is safe on a
  * running worker ({@code kubectl exec <pod> -- java -Xmx32m -jar /deployments/quarkus-run.jar checkpoint
  * inspect /checkpoint}) and on a copy. "Next" is the planner's own decision
  * ({@link BatchPlanner#recover}). Exit codes: 0 readable and recoverable; 1 a file that does not
@@ -32,7 +40,7 @@ import io.oncestream.engine.plan.Recovery;
  */
 public final class CheckpointCommand {
 
-    static final String USAGE = "usage: checkpoint inspect [--json] DIRECTORY";
+    static final String USAGE = "usage: checkpoint inspect [--json] [--epoch N] DIRECTORY";
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private CheckpointCommand() {
@@ -45,14 +53,28 @@ public final class CheckpointCommand {
     static int run(String[] args, PrintStream out, PrintStream err) {
         List<String> rest = new ArrayList<>(List.of(args));
         boolean json = rest.remove("--json");
+        Integer epoch = null;
+        int at = rest.indexOf("--epoch");
+        if (at >= 0) {
+            if (at + 1 >= rest.size() || !rest.get(at + 1).matches("[0-9]{1,9}")) {
+                err.println(USAGE);
+                return 2;
+            }
+            epoch = Integer.parseInt(rest.remove(at + 1));
+            rest.remove(at);
+        }
         if (rest.size() != 2 || !rest.get(0).equals("inspect") || rest.get(1).startsWith("-")) {
             err.println(USAGE);
             return 2;
         }
-        Path dir = Path.of(rest.get(1));
+        Path volume = Path.of(rest.get(1));
+        Path dir = volume;
         Report report;
         try {
-            report = Report.of(CheckpointContents.read(dir));
+            SortedSet<Integer> epochs = CheckpointEpochs.present(volume);
+            int chosen = epoch != null ? epoch : epochs.isEmpty() ? 0 : epochs.last();
+            dir = CheckpointEpochs.directory(volume, chosen);
+            report = Report.of(CheckpointContents.read(dir), chosen, List.copyOf(epochs));
         } catch (CheckpointException e) {
             if (json) {
                 out.println(toJson(Map.of("directory", dir.toString(), "error",
@@ -67,7 +89,8 @@ public final class CheckpointCommand {
     }
 
     /** What {@code --json} prints. */
-    record Report(String directory, Metadata metadata, List<Batch> batches, Long openBatch, Next next, List<String> tempFiles) {
+    record Report(String directory, Metadata metadata, List<Batch> batches, Long openBatch, Next next, List<String> tempFiles,
+            int epoch, List<Integer> epochs, Savepoint savepoint, CheckpointSeal sealed, RecoveredChain recovered) {
 
         record Metadata(int format, String jobId, List<String> topics, int workerIndex, int parallelism) {
         }
@@ -80,19 +103,31 @@ public final class CheckpointCommand {
         record Next(String action, Long batchId, String description) {
         }
 
-        static Report of(CheckpointContents c) {
+        static Report of(CheckpointContents c, int epoch, List<Integer> epochs) {
             List<Batch> batches = new ArrayList<>();
             c.offsets().forEach((id, offsets) -> batches.add(new Batch(id, c.commits().containsKey(id), offsets.partitions(),
                     offsets.size(), offsets.lostRecords(), Instant.ofEpochMilli(offsets.plannedAtMs()).toString(),
                     c.commits().get(id))));
             Long open = c.offsets().isEmpty() || c.commits().containsKey(c.offsets().lastKey()) ? null : c.offsets().lastKey();
             var m = c.metadata();
+            Savepoint savepoint = Checkpoint.readSavepoint(c.directory()).orElse(null);
+            CheckpointSeal sealed = Checkpoint.readSeal(c.directory()).orElse(null);
+            RecoveredChain recovered = Checkpoint.readRecovered(c.directory()).orElse(null);
             return new Report(c.directory().toString(), new Metadata(m.format(), m.jobId(), m.topics(), m.workerIndex(),
-                    m.parallelism()), batches, open, next(c), c.tempFiles().stream()
-                    .map(p -> c.directory().relativize(p).toString()).toList());
+                    m.parallelism()), batches, open, next(c, sealed, savepoint, recovered), c.tempFiles().stream()
+                    .map(p -> c.directory().relativize(p).toString()).toList(), epoch, epochs, savepoint, sealed, recovered);
         }
 
-        private static Next next(CheckpointContents c) {
+        private static Next next(CheckpointContents c, CheckpointSeal sealed, Savepoint savepoint, RecoveredChain recovered) {
+            if (sealed != null) {
+                return new Next("sealed", null, "nothing: sealed at the barrier for epoch " + sealed.nextEpoch() + " after batch "
+                        + sealed.batchId() + "; its partitions went on from there in epoch " + sealed.nextEpoch());
+            }
+            if (c.offsets().isEmpty() && (savepoint != null || recovered != null)) {
+                return new Next("first", 0L, "batch 0, each partition from " + (recovered != null
+                        ? "the chain points recovered from the consumer group (a lost volume)" : "the savepoint of epoch "
+                        + savepoint.epoch()) + "; no batch was planned yet");
+            }
             Recovery recovery;
             try {
                 recovery = BatchPlanner.recover(c.latestOffsets(), c.latestCommit());
@@ -117,6 +152,18 @@ public final class CheckpointCommand {
             s.append("checkpoint ").append(directory).append(": job ").append(metadata.jobId()).append(", topics ")
                     .append(metadata.topics()).append(", worker ").append(metadata.workerIndex()).append(" of ")
                     .append(metadata.parallelism()).append(" (format ").append(metadata.format()).append(")\n");
+            if (epochs.size() > 1 || epoch > 0) {
+                s.append("epoch ").append(epoch).append(" (epochs on this volume: ").append(epochs)
+                        .append("; --epoch N for another)\n");
+            }
+            if (savepoint != null) {
+                s.append("seeded from the savepoint of epoch ").append(savepoint.epoch()).append(" (").append(savepoint.fromParallelism())
+                        .append(" -> ").append(savepoint.toParallelism()).append(" workers, after batches ")
+                        .append(savepoint.lastBatches()).append(")\n");
+            }
+            if (recovered != null) {
+                s.append("recovered from the consumer group (a lost volume): ").append(recovered.partitions()).append("\n");
+            }
             if (batches.isEmpty()) {
                 s.append("no batch in the offset log\n");
             } else {

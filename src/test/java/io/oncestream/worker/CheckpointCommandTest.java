@@ -86,7 +86,7 @@ class CheckpointCommandTest {
         assertThat(none.code).isEqualTo(1);
         assertThat(none.err).contains("nothing: no such directory");
         assertThat(run("inspect").code).isEqualTo(2);
-        assertThat(run("inspect", "--frobnicate", dir.toString()).err).contains("usage: checkpoint inspect [--json] DIRECTORY");
+        assertThat(run("inspect", "--frobnicate", dir.toString()).err).contains("usage: checkpoint inspect [--json] [--epoch N] DIRECTORY");
     }
 
     @Test
@@ -104,6 +104,31 @@ class CheckpointCommandTest {
                     + "[offsets/.2.tmp-left-by-a-crash]");
             assertThat(snapshot(dir)).as("every file, its bytes and its modification time").isEqualTo(before);
         }
+    }
+
+    /** A rescaled worker's volume (the golden one of GoldenEpochsTest): the newest epoch by default, --epoch for another. */
+    @Test
+    void aRescaledVolumeShowsItsEpochsTheSavepointAndTheSeal(@TempDir Path tmp) throws Exception {
+        Path volume = tmp.resolve("volume");
+        Path golden = Path.of(CheckpointCommandTest.class.getResource("/checkpoint/golden-epochs").toURI());
+        try (Stream<Path> files = Files.walk(golden)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                Files.createDirectories(volume.resolve(golden.relativize(f).toString()).getParent());
+                Files.copy(f, volume.resolve(golden.relativize(f).toString()));
+            }
+        }
+        Result newest = run("inspect", volume.toString());
+        assertThat(newest.code).as(newest.err).isZero();
+        assertThat(newest.out).contains("worker 1 of 3").contains("epoch 1 (epochs on this volume: [0, 1]; --epoch N for another)")
+                .contains("seeded from the savepoint of epoch 1 (2 -> 3 workers, after batches [4, 1])")
+                .contains("next: replay batch 0 with exactly the ranges of offsets/0");
+        Result sealed = run("inspect", "--epoch", "0", volume.toString());
+        assertThat(sealed.code).as(sealed.err).isZero();
+        assertThat(sealed.out).contains("worker 1 of 2")
+                .contains("next: nothing: sealed at the barrier for epoch 1 after batch 1; its partitions went on from there in epoch 1");
+        Result json = run("inspect", "--json", volume.toString());
+        assertThat(json.out).contains("\"epoch\" : 1").contains("\"epochs\" : [ 0, 1 ]").contains("\"toParallelism\" : 3");
+        assertThat(run("inspect", "--epoch", volume.toString()).code).isEqualTo(2);
     }
 
     private static Path copyOfGolden(Path tmp) {

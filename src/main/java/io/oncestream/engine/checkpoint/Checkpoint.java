@@ -210,7 +210,17 @@ public final class Checkpoint implements AutoCloseable {
 
     /** The chain points this checkpoint recovered from the consumer group before its first batch, if any. */
     public Optional<RecoveredChain> recovered() {
+        return readRecovered(dir);
+    }
+
+    /** The chain points the checkpoint in {@code dir} recovered from the consumer group, read without the lock. */
+    public static Optional<RecoveredChain> readRecovered(Path dir) {
         return readIfPresent(dir, RECOVERED, RecoveredChain.class);
+    }
+
+    /** The savepoint the checkpoint in {@code dir} was seeded from (epochs after the first), read without the lock. */
+    public static Optional<Savepoint> readSavepoint(Path dir) {
+        return readIfPresent(dir, SAVEPOINT, Savepoint.class);
     }
 
     /** Records {@code recovered} (create-only); returns what the checkpoint holds afterwards (an earlier record wins). */
