@@ -71,6 +71,7 @@ public final class MicroBatchEngine {
     private final Epoch epoch;
     /** How the first batch starts, once decided ({@link #seed()}). */
     private Seed seed;
+    private boolean seedDecided;
     private Map<String, Long> drainTargets;
     /** availableNow: the offsets of the last plan, capped to the drain targets. */
     private Map<String, KafkaOffsets> lastCapped;
@@ -185,7 +186,9 @@ public final class MicroBatchEngine {
         Optional<BatchLog.Entry<BatchCommit>> last = checkpoint.commits().latest();
         CheckpointSeal seal;
         if (last.isEmpty()) {
-            seal = CheckpointSeal.of(next, -1, null, null, clockMs.getAsLong());
+            // Nothing committed in this epoch: where it was seeded is where its chains stand.
+            Seed seeded = seed();
+            seal = new CheckpointSeal(next, -1, seeded == null ? Map.of() : seeded.partitions(), clockMs.getAsLong());
         } else {
             long id = last.get().batchId();
             BatchOffsets offsets = checkpoint.offsets().get(id).orElseThrow(() -> new CheckpointException(
@@ -282,8 +285,13 @@ public final class MicroBatchEngine {
      * is committed after {@code commits/N}, invariant I5), so the chain goes on exactly.
      */
     private Seed seed() {
-        if (seed != null || checkpoint.offsets().latest().isPresent() || checkpoint.commits().latest().isPresent()) {
-            return seed != null ? seed : epoch.seed();
+        if (seedDecided) {
+            return seed;
+        }
+        if (checkpoint.offsets().latest().isPresent() || checkpoint.commits().latest().isPresent()) {
+            seedDecided = true;
+            seed = epoch.seed();
+            return seed;
         }
         Optional<RecoveredChain> recorded = checkpoint.recovered();
         if (recorded.isEmpty()) {
@@ -295,6 +303,7 @@ public final class MicroBatchEngine {
             }
         }
         Seed base = epoch.seed();
+        seedDecided = true;
         if (recorded.isEmpty()) {
             seed = base;
             return seed;

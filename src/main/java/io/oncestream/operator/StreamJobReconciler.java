@@ -157,6 +157,9 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 replicas = applied.config().parallelism();
             } else {
                 applyWorkers(handoff.config(), handoff.savepoint(), drained, context);
+                if (handoff.rescale() != null) {
+                    deleteParkedWorkers(job, handoff.savepoint(), context); // after the new shape is applied
+                }
                 if (drained) {
                     watch.forget(ResourceID.fromResource(job));
                     metrics.reconciled(false, false);
@@ -176,6 +179,10 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         Integer epoch = handoff.savepoint() != null ? Integer.valueOf(handoff.savepoint().epoch())
                 : applied.config() == null ? null : Integer.valueOf(applied.epoch());
         Rescale rescale = handoff.rescale() != null ? handoff.rescale() : rescaleAfterStart(job, applied, polled);
+        if (rescale != null && rescale.stage() == Rescale.Stage.STARTING && handoff.rescale() == null && applied.savepoint() != null) {
+            deleteParkedWorkers(job, applied.savepoint(), context); // a pod recreated from the old revision parks: replace it
+        }
+        rememberSeals(job, applied, polled);
         StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, polled.workers(),
                 Instant.now().truncatedTo(ChronoUnit.SECONDS), epoch, rescale);
         UpdateControl<StreamJob> control = patchIfChanged(job, projected, refusal != null);
@@ -346,14 +353,17 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
      * failed: the change may be its fix) and none has sealed yet.
      */
     private Handoff handoff(StreamJob job, JobConfig desired, Applied applied, Context<StreamJob> context) {
+        if (context.getSecondaryResources(PersistentVolumeClaim.class).isEmpty()) {
+            // No checkpoints (a new job, or its volumes deleted to start over): no epoch to go on from.
+            return new Handoff(desired, null, null, false);
+        }
         Handoff direct = new Handoff(desired, applied.savepoint(), null, false);
-        if (applied.config() == null || Boolean.TRUE.equals(job.getSpec().suspend)
-                || context.getSecondaryResources(PersistentVolumeClaim.class).isEmpty()) {
+        if (applied.config() == null || Boolean.TRUE.equals(job.getSpec().suspend)) {
             return direct;
         }
         boolean reshape = applied.config().parallelism() != desired.parallelism();
         boolean reconfigure = !JobConfigs.toJson(applied.config()).equals(JobConfigs.toJson(desired));
-        if (!reshape && !reconfigure && !barrierUnderway(job)) {
+        if (!reshape && !reconfigure && !barrierUnderway(job, applied) && !sealsSeen.contains(ResourceID.fromResource(job))) {
             return direct;
         }
         int next = applied.epoch() + 1;
@@ -393,15 +403,20 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             }
             taken = takeSavepoint(job, Savepoint.of(jobId(job), next, desired.parallelism(), seals));
         }
-        deleteParkedWorkers(job, taken, context);
         return new Handoff(desired.withParallelism(taken.toParallelism()), taken, new Rescale(Rescale.Stage.STARTING,
                 taken.fromParallelism(), taken.toParallelism(), next, 0, taken.lastBatches(), null), false);
     }
 
-    /** Whether the stored status says a barrier was asked for and no savepoint applied yet (the spec may have been reverted since). */
-    private static boolean barrierUnderway(StreamJob job) {
-        return job.getStatus() != null && job.getStatus().condition(ConditionType.Rescaling)
-                .map(c -> "True".equals(c.status) && ConditionReason.StoppingAtBarrier.name().equals(c.reason)).orElse(false);
+    /**
+     * Whether the stored status says a barrier was asked for in the applied epoch (the spec may
+     * have been reverted since). A status of an epoch that is no longer the applied one (an
+     * operator stopped between applying the new epoch and patching the status) does not count.
+     */
+    private static boolean barrierUnderway(StreamJob job, Applied applied) {
+        StreamJobStatus status = job.getStatus();
+        return status != null && status.epoch != null && status.epoch == applied.epoch()
+                && status.condition(ConditionType.Rescaling)
+                        .map(c -> "True".equals(c.status) && ConditionReason.StoppingAtBarrier.name().equals(c.reason)).orElse(false);
     }
 
     /** The savepoint of epoch {@code epoch} if it was taken (read from the API server, not a cache: it decides what is scaled). */
@@ -434,13 +449,31 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
      * worker sealed its checkpoint before the savepoint was taken, so none has anything left to do.
      */
     private void deleteParkedWorkers(StreamJob job, Savepoint savepoint, Context<StreamJob> context) {
-        List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(), savepoint.fromParallelism(),
-                context.getSecondaryResources(Pod.class));
+        List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(),
+                Math.max(savepoint.fromParallelism(), savepoint.toParallelism()), context.getSecondaryResources(Pod.class));
         for (StatusProjection.Worker w : poller.poll(jobId(job), expected)) {
             WorkerProgress p = w.progress();
             if (p != null && p.barrier() != null && p.barrier().nextEpoch() <= savepoint.epoch() && p.epoch() < savepoint.epoch()) {
                 client.pods().inNamespace(job.getMetadata().getNamespace()).withName(w.podName()).delete();
             }
+        }
+    }
+
+    /**
+     * Jobs with a worker that reports a seal for the epoch after the applied one: their hand-off
+     * goes on whatever the spec and the stored status say now (a revert, a lost status patch),
+     * or the sealed workers would stay parked. Kept in memory: an operator that restarts polls
+     * the workers again and finds the seals again.
+     */
+    private final Set<ResourceID> sealsSeen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private void rememberSeals(StreamJob job, Applied applied, Polled polled) {
+        boolean sealed = polled.workers().stream().map(StatusProjection.Worker::progress)
+                .anyMatch(p -> p != null && p.barrier() != null && p.barrier().nextEpoch() == applied.epoch() + 1);
+        if (sealed) {
+            sealsSeen.add(ResourceID.fromResource(job));
+        } else {
+            sealsSeen.remove(ResourceID.fromResource(job));
         }
     }
 

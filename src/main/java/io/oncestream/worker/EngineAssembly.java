@@ -107,7 +107,11 @@ public final class EngineAssembly implements AutoCloseable {
         try {
             RecordTransformer transformer = compiled.get();
             PartitionAssignment assignment = new PartitionAssignment(config.source().topics(), config.parallelism(), workerIndex);
-            openedSource = new KafkaRecordSource(config.source(), assignment, stopRequested, options.jobInstance());
+            // The job and the table it writes: a checkpoint started over for another table (its volumes
+            // deleted to accept the change) must not go on from the group's points of the old one.
+            String instance = options.jobInstance() == null ? null
+                    : options.jobInstance() + "/" + config.sink().keyspace() + "." + config.sink().table();
+            openedSource = new KafkaRecordSource(config.source(), assignment, stopRequested, instance);
             openedSink = CassandraSink.open(session, config, stopRequested);
             Epoch epoch = new Epoch(savepoint == null ? 0 : savepoint.epoch(),
                     savepoint == null ? null : assignment.seed(savepoint), barrier);

@@ -121,8 +121,9 @@ public final class WorkerMain {
 
     /** {@code POST /barrier?epoch=N}: the engine stops at its next batch boundary and seals its checkpoint for epoch N. */
     private static WorkerHttpServer.BarrierAnswer requestBarrier(AtomicInteger barrier, int epoch, int requested) {
-        if (requested <= epoch) {
-            return new WorkerHttpServer.BarrierAnswer(409, "this worker runs epoch " + epoch + "; a barrier must be for a later one");
+        if (requested != epoch + 1) {
+            return new WorkerHttpServer.BarrierAnswer(409, "this worker runs epoch " + epoch + "; a barrier is for epoch "
+                    + (epoch + 1) + " only");
         }
         int now = barrier.accumulateAndGet(requested, Math::max);
         if (now == requested) {
@@ -137,6 +138,7 @@ public final class WorkerMain {
         long firstRestartPause = Math.min(FIRST_RESTART_PAUSE_MS, config.restart().maxBackoffMs());
         long transientPause = 1000;
         long restartPause = firstRestartPause;
+        int barrierTried = savepoint == null ? 0 : savepoint.epoch();
         while (true) {
             long started = System.currentTimeMillis();
             try {
@@ -198,7 +200,16 @@ public final class WorkerMain {
                     continue;
                 }
                 progress.error(cause);
-                awaitStop(stop);
+                // Failed for good, unless a barrier is asked for that was not tried yet: then the
+                // engine starts once more to reach it (with no open batch it seals at once).
+                while (!stop.get() && barrier.get() <= barrierTried) {
+                    sleep(200);
+                }
+                if (!stop.get()) {
+                    barrierTried = barrier.get();
+                    LOG.log(Level.INFO, "a barrier for epoch " + barrierTried + " was asked for: starting the engine again to reach it");
+                    continue;
+                }
                 return 1;
             }
         }

@@ -137,6 +137,39 @@ class HandOffTest {
         }
     }
 
+    /**
+     * Two hand-offs in a row, the second before the new workers planned anything: each seals the
+     * points it was seeded with, so no chain restarts (a seal of nothing would send its
+     * partitions back to startingOffsets).
+     */
+    @Test
+    void aWorkerSealedBeforeItsFirstBatchHandsOnItsSeed() {
+        Kafka kafka = new Kafka();
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 21);
+        kafka.produce(80);
+        List<CheckpointSeal> seals = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            run(kafka, table, 0, 2, i, null, () -> 0, ProtocolHooks.NONE);
+            run(kafka, table, 0, 2, i, null, () -> 1, ProtocolHooks.NONE);
+            seals.add(Checkpoint.readSeal(volume(i)).orElseThrow());
+        }
+        Savepoint first = Savepoint.of(JOB.jobId(), 1, 3, seals);
+        kafka.produce(40);
+        List<CheckpointSeal> again = new ArrayList<>();
+        for (int j = 0; j < 3; j++) {
+            assertThat(run(kafka, table, 1, 3, j, first, () -> 2, ProtocolHooks.NONE)).isEqualTo(MicroBatchEngine.Outcome.AT_BARRIER);
+            again.add(Checkpoint.readSeal(volume(j).resolve("epoch-1")).orElseThrow());
+        }
+        assertThat(again).allSatisfy(seal -> assertThat(seal.batchId()).isEqualTo(-1));
+        Savepoint second = Savepoint.of(JOB.jobId(), 2, 2, again);
+        assertThat(second.partitions()).as("the seeds handed on").isEqualTo(first.partitions());
+        for (int j = 0; j < 2; j++) {
+            run(kafka, table, 2, 2, j, second, () -> 0, ProtocolHooks.NONE);
+        }
+        assertThat(table.rows()).isEqualTo(expectedRows);
+        assertThat(table.timestampsByRecord()).isEqualTo(uninterrupted);
+    }
+
     @Test
     void aNewOwnerThatRestartsTheChainIsCaught() {
         Kafka kafka = new Kafka();

@@ -126,6 +126,11 @@ public final class KafkaRecordSource implements RecordSource {
                 }
             });
             return points;
+        } catch (org.apache.kafka.common.errors.AuthorizationException | org.apache.kafka.common.errors.UnsupportedVersionException e) {
+            // A principal that may commit but not describe the group, or an old broker: no recovery, as before.
+            LOG.log(Level.WARNING, "cannot read the offsets of group '" + config.groupId() + "' (" + e.getMessage()
+                    + "): a lost checkpoint cannot go on from them");
+            return Map.of();
         } catch (KafkaException e) {
             throw new SourceException("cannot read the offsets of group '" + config.groupId() + "': " + e.getMessage(), e);
         }

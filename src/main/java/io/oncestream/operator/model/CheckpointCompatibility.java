@@ -47,8 +47,8 @@ public final class CheckpointCompatibility {
         if (rescale && changes.isEmpty() && suspended) {
             return Optional.of("spec.parallelism changed from " + applied.parallelism() + " to " + desired.parallelism()
                     + " while spec.suspend is true: a rescale hands the partitions over from running workers at a batch"
-                    + " boundary. Resume the job to rescale it (or revert the change); the job stays suspended with "
-                    + applied.parallelism() + " workers' checkpoints.");
+                    + " boundary. Resume the job to rescale it (or revert the change); nothing was changed: the job keeps its "
+                    + applied.parallelism() + " workers and their checkpoints.");
         }
         if (changes.isEmpty()) {
             return Optional.empty();
