@@ -57,7 +57,11 @@ public record Savepoint(String jobId, int epoch, int fromParallelism, int toPara
         return new Savepoint(jobId, epoch, seals.size(), toParallelism, partitions, lastBatches);
     }
 
-    /** Whether old worker {@code index} had committed no batch when it sealed: its partitions start by {@code startingOffsets}. */
+    /**
+     * Whether old worker {@code index} had committed no batch in its epoch when it sealed. Its
+     * partitions that are in the savepoint (it sealed the points it was seeded with) go on from
+     * there; the others never started a chain and start by {@code startingOffsets}.
+     */
     public boolean committedNothing(int index) {
         return lastBatches.get(index) < 0;
     }
