@@ -260,20 +260,13 @@ public final class MicroBatchEngine {
         Optional<BatchOffsets> offsets = last.flatMap(c -> checkpoint.offsets().get(c.batchId()));
         if (offsets.isPresent()) {
             try {
-                source.commitGroupOffsets(chainPoints(offsets.get(), last.get().value().lastTimestamps()));
+                source.commitGroupOffsets(ChainPoint.afterBatch(offsets.get(), last.get().value().lastTimestamps()));
             } catch (SourceException e) {
                 LOG.log(Level.WARNING, "cannot bring the consumer group up to the last commit yet: " + e.getMessage());
                 return;
             }
         }
         groupOffsetsResynced = true;
-    }
-
-    /** The ends of a committed batch with the last timestamps of their chains: what the consumer group gets. */
-    private static Map<String, ChainPoint> chainPoints(BatchOffsets offsets, Map<String, Long> lastTimestamps) {
-        Map<String, ChainPoint> points = new LinkedHashMap<>();
-        offsets.partitions().forEach((p, r) -> points.put(p, new ChainPoint(r.end(), lastTimestamps.getOrDefault(p, r.timestampBase()))));
-        return points;
     }
 
     /**
@@ -422,7 +415,7 @@ public final class MicroBatchEngine {
         commitDurably(batchId, commit);
         hooks.reached(ProtocolStep.AFTER_COMMIT_LOG, batchId);
         try {
-            source.commitGroupOffsets(chainPoints(offsets, chain));
+            source.commitGroupOffsets(ChainPoint.afterBatch(offsets, chain));
         } catch (SourceException e) {
             // The commit log is the truth: the group is for lag tools, and a lost volume's last
             // resort. The next batch commits again.

@@ -180,7 +180,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 : applied.config() == null ? null : Integer.valueOf(applied.epoch());
         Rescale rescale = handoff.rescale() != null ? handoff.rescale() : rescaleAfterStart(job, applied, polled);
         if (rescale != null && rescale.stage() == Rescale.Stage.STARTING && handoff.rescale() == null && applied.savepoint() != null) {
-            deleteParkedWorkers(job, applied.savepoint(), context); // a pod recreated from the old revision parks: replace it
+            deleteParked(job, applied.savepoint(), polled.workers()); // a pod recreated from the old revision parks: replace it
         }
         rememberSeals(job, applied, polled);
         StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, polled.workers(),
@@ -451,7 +451,12 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     private void deleteParkedWorkers(StreamJob job, Savepoint savepoint, Context<StreamJob> context) {
         List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(),
                 Math.max(savepoint.fromParallelism(), savepoint.toParallelism()), context.getSecondaryResources(Pod.class));
-        for (StatusProjection.Worker w : poller.poll(jobId(job), expected)) {
+        deleteParked(job, savepoint, poller.poll(jobId(job), expected));
+    }
+
+    /** Deletes the pods of those of {@code workers} that are parked at a barrier of {@code savepoint}'s epoch or before. */
+    private void deleteParked(StreamJob job, Savepoint savepoint, List<StatusProjection.Worker> workers) {
+        for (StatusProjection.Worker w : workers) {
             WorkerProgress p = w.progress();
             if (p != null && p.barrier() != null && p.barrier().nextEpoch() <= savepoint.epoch() && p.epoch() < savepoint.epoch()) {
                 client.pods().inNamespace(job.getMetadata().getNamespace()).withName(w.podName()).delete();

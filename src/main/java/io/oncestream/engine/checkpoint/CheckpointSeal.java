@@ -21,11 +21,7 @@ public record CheckpointSeal(int nextEpoch, long batchId, Map<String, ChainPoint
 
     /** The seal of a checkpoint whose last committed batch is {@code batchId} with {@code offsets} and {@code commit}, or -1 and nothing. */
     public static CheckpointSeal of(int nextEpoch, long batchId, BatchOffsets offsets, BatchCommit commit, long nowMs) {
-        Map<String, ChainPoint> points = new TreeMap<>();
-        if (offsets != null) {
-            offsets.partitions().forEach((p, r) -> points.put(p, new ChainPoint(r.end(),
-                    commit.lastTimestamps().getOrDefault(p, r.timestampBase()))));
-        }
-        return new CheckpointSeal(nextEpoch, batchId, points, nowMs);
+        return new CheckpointSeal(nextEpoch, batchId,
+                offsets == null ? Map.of() : ChainPoint.afterBatch(offsets, commit.lastTimestamps()), nowMs);
     }
 }
