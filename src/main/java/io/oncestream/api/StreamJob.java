@@ -24,8 +24,9 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Batch", jsonPath = ".status.batchId", type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "Lag", jsonPath = ".status.lag", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Lag-Seconds", jsonPath = ".status.lagSeconds", type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "Rate", jsonPath = ".status.rates.inputRecordsPerSecond",
-        type = AdditionalPrinterColumn.Type.NUMBER)
+        type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 @ValidationRule(value = "size(self.metadata.name) <= " + StreamJobResources.MAX_NAME_LENGTH,
         message = "metadata.name must have at most " + StreamJobResources.MAX_NAME_LENGTH

@@ -31,13 +31,23 @@ public class StreamJobStatus {
     @JsonPropertyDescription("Committed offset per topic and partition.")
     public Map<String, Map<String, Long>> committedOffsets;
 
-    @JsonPropertyDescription("Latest offsets minus committed offsets, summed over all partitions.")
+    @JsonPropertyDescription("Records in Kafka the job has not committed yet (last stable offsets minus committed offsets),"
+            + " summed over all partitions; read from Kafka every few seconds, whatever the workers do.")
     public Long lag;
 
-    @JsonPropertyDescription("Throughput of the last batches.")
+    @JsonPropertyDescription("Age in seconds of the oldest record the job has not committed yet (0 when nothing is behind).")
+    public Long lagSeconds;
+
+    @JsonPropertyDescription("Records not committed yet per topic and partition.")
+    public Map<String, Map<String, Long>> partitionLag;
+
+    @JsonPropertyDescription("When the oldest of the lag figures above was read from Kafka (RFC 3339).")
+    public String lagObservedAt;
+
+    @JsonPropertyDescription("Throughput, averaged over the last windowSeconds of wall-clock time.")
     public Rates rates;
 
-    @JsonPropertyDescription("Record counts since the workers started.")
+    @JsonPropertyDescription("Record counts since the job started, from its checkpoints (kept through restarts and rescales).")
     public Totals totals;
 
     @JsonPropertyDescription("The job's epoch: 0 until its first rescale, one more after each.")
@@ -67,11 +77,21 @@ public class StreamJobStatus {
     /** Throughput. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Rates {
-        @JsonPropertyDescription("Records read from Kafka per second.")
-        public Double inputRecordsPerSecond;
+        @JsonPropertyDescription("The window the rates are averaged over, in seconds.")
+        public Integer windowSeconds;
 
-        @JsonPropertyDescription("Rows written to Cassandra per second.")
-        public Double writtenRowsPerSecond;
+        @JsonPropertyDescription("Records the job read from Kafka per second.")
+        public Long inputRecordsPerSecond;
+
+        @JsonPropertyDescription("Rows the job wrote to Cassandra per second.")
+        public Long writtenRowsPerSecond;
+
+        @JsonPropertyDescription("Records arriving in the job's topics per second (growth of their end offsets).")
+        public Long incomingRecordsPerSecond;
+
+        @JsonPropertyDescription("Processing speed: records per second of batch time in the workers' last batches, summed"
+                + " (what the job could read if batches ran back to back).")
+        public Long batchRecordsPerSecond;
     }
 
     /** Counts. */

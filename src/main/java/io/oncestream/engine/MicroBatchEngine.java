@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
+import io.oncestream.engine.checkpoint.RecordTotals;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchLog;
 import io.oncestream.engine.checkpoint.BatchOffsets;
@@ -75,6 +76,8 @@ public final class MicroBatchEngine {
     private Map<String, Long> drainTargets;
     /** availableNow: the offsets of the last plan, capped to the drain targets. */
     private Map<String, KafkaOffsets> lastCapped;
+    /** The checkpoint's counts since the job started, as of the last committed batch. */
+    private RecordTotals totals;
 
     public MicroBatchEngine(JobConfig config, Checkpoint checkpoint, RecordSource source, RecordTransformer transformer,
             RowSink sink, ProtocolHooks hooks, ProgressTracker progress, BooleanSupplier stopRequested, LongSupplier clockMs) {
@@ -96,7 +99,32 @@ public final class MicroBatchEngine {
         this.progress = progress;
         this.stopRequested = stopRequested;
         this.clockMs = clockMs;
+        this.totals = recoveredTotals(checkpoint, epoch.inherited());
         reportRecovered(checkpoint, progress);
+        progress.totals(totals);
+    }
+
+    /**
+     * The checkpoint's counts since the job started, as of its last commit: that commit's
+     * totals; for a checkpoint whose commits predate totals, the sum of the commits it still
+     * keeps (a lower bound); for one with no commit, what its epoch inherited.
+     */
+    static RecordTotals recoveredTotals(Checkpoint checkpoint, RecordTotals inherited) {
+        Optional<BatchLog.Entry<BatchCommit>> last = checkpoint.commits().latest();
+        if (last.isEmpty()) {
+            return inherited == null ? RecordTotals.ZERO : inherited;
+        }
+        if (last.get().value().totals() != null) {
+            return last.get().value().totals();
+        }
+        RecordTotals sum = RecordTotals.ZERO;
+        for (long id : checkpoint.commits().batchIds()) {
+            Optional<BatchCommit> c = checkpoint.commits().get(id);
+            if (c.isPresent()) {
+                sum = sum.plus(RecordTotals.of(c.get()));
+            }
+        }
+        return sum;
     }
 
     /**
@@ -113,6 +141,7 @@ public final class MicroBatchEngine {
     public static void reportRecovered(CheckpointContents contents, ProgressTracker progress) {
         contents.latestCommit().ifPresent(c -> java.util.Optional.ofNullable(contents.offsets().get(c.batchId()))
                 .ifPresent(o -> progress.recovered(c.batchId(), o.partitions())));
+        contents.latestCommit().map(c -> c.value().totals()).ifPresent(progress::totals);
     }
 
     /**
@@ -188,7 +217,7 @@ public final class MicroBatchEngine {
         if (last.isEmpty()) {
             // Nothing committed in this epoch: where it was seeded is where its chains stand.
             Seed seeded = seed();
-            seal = new CheckpointSeal(next, -1, seeded == null ? Map.of() : seeded.partitions(), clockMs.getAsLong());
+            seal = new CheckpointSeal(next, -1, seeded == null ? Map.of() : seeded.partitions(), clockMs.getAsLong(), totals);
         } else {
             long id = last.get().batchId();
             BatchOffsets offsets = checkpoint.offsets().get(id).orElseThrow(() -> new CheckpointException(
@@ -410,9 +439,11 @@ public final class MicroBatchEngine {
 
         progress.state(EngineState.COMMITTING);
         long rowsWritten = writes.size() - counts[2];
+        RecordTotals after = totals.plus(new RecordTotals(counts[0], counts[1], rowsWritten, counts[2]));
         BatchCommit commit = new BatchCommit(counts[0], counts[1], rowsWritten, counts[2], writeDone - started, chain,
-                clockMs.getAsLong());
+                clockMs.getAsLong(), after);
         commitDurably(batchId, commit);
+        totals = after;
         hooks.reached(ProtocolStep.AFTER_COMMIT_LOG, batchId);
         try {
             source.commitGroupOffsets(ChainPoint.afterBatch(offsets, chain));

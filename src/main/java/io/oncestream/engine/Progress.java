@@ -15,7 +15,8 @@ import io.oncestream.engine.checkpoint.CheckpointSeal;
  * @param batchId         last committed batch, -1 before the first commit
  * @param runningBatchId  the batch being run, or null
  * @param partitions      per {@code topic-partition}: committed end, latest offset seen, and the running range
- * @param totals          counts since the worker started
+ * @param totals          counts of this worker's checkpoint since the job started (worker 0 of an
+ *                        epoch carries on the earlier epochs' counts)
  * @param lastBatch       figures of the last committed batch, or null
  * @param sinkAvailable   false while writes fail and are being retried
  * @param sourceAvailable false while Kafka cannot be reached
@@ -23,6 +24,10 @@ import io.oncestream.engine.checkpoint.CheckpointSeal;
  * @param updatedAt       ISO-8601 time of this snapshot
  * @param epoch           the epoch the worker runs in (0 until the job's first rescale)
  * @param barrier         the seal of the checkpoint once the worker stopped at a barrier, else null
+ * @param lag             the lag of every partition of the job, as the worker's probe last saw it
+ *                        (its own partitions exactly, the others from the job's group offsets), or
+ *                        null before its first probe
+ * @param rates           rates over the last {@code windowSeconds} of wall-clock time
  */
 public record Progress(
         String jobId,
@@ -39,7 +44,41 @@ public record Progress(
         String lastError,
         String updatedAt,
         int epoch,
-        CheckpointSeal barrier) {
+        CheckpointSeal barrier,
+        LagReport lag,
+        Rates rates) {
+
+    /**
+     * @param observedAt   ISO-8601 time of the probe
+     * @param partitions   per {@code topic-partition}
+     */
+    public record LagReport(String observedAt, Map<String, PartitionLag> partitions) {
+    }
+
+    /**
+     * @param committed      next offset the job applies
+     * @param latest         last stable offset in Kafka
+     * @param records        {@code latest - committed}
+     * @param oldestRecordMs Kafka timestamp of the record at {@code committed}, null if none is behind or unknown
+     * @param ageMs          age of that record now (0 when none is behind)
+     * @param exact          true for this worker's own partitions (committed from its checkpoint),
+     *                       false for the others (committed from the job's consumer group)
+     */
+    public record PartitionLag(long committed, long latest, long records, Long oldestRecordMs, long ageMs, boolean exact) {
+    }
+
+    /**
+     * Per-second averages over the last {@code windowSeconds} (or since the worker started, when
+     * younger); null before a second has passed.
+     *
+     * @param inputRecordsPerSecond    records this worker read from Kafka
+     * @param writtenRowsPerSecond     rows this worker wrote to the sink table
+     * @param incomingRecordsPerSecond growth of the end offsets of all the job's partitions (records
+     *                                 arriving in Kafka, transaction markers included)
+     */
+    public record Rates(int windowSeconds, Double inputRecordsPerSecond, Double writtenRowsPerSecond,
+            Double incomingRecordsPerSecond) {
+    }
 
     /**
      * @param committed offset after the last committed record
@@ -50,7 +89,7 @@ public record Progress(
     public record PartitionProgress(long committed, long latest, Long start, Long end) {
     }
 
-    /** Counts since the worker started. */
+    /** Counts of the checkpoint since the job started ({@code lostRecords} and {@code batches}: since the worker started). */
     public record Totals(long read, long filteredOut, long written, long deadLettered, long lostRecords, long batches) {
     }
 

@@ -32,11 +32,23 @@ public final class ProgressTracker {
     private String lastError;
     private int epoch;
     private CheckpointSeal seal;
+    private Map<String, SourceLag> lag;
+    private Instant lagObservedAt;
+    private String lagError;
+    private final RateWindow readRate = new RateWindow(RATE_WINDOW_MS);
+    private final RateWindow writtenRate = new RateWindow(RATE_WINDOW_MS);
+    private final RateWindow incomingRate = new RateWindow(RATE_WINDOW_MS);
+
+    /** The wall-clock window of the reported rates. */
+    public static final long RATE_WINDOW_MS = 60_000;
 
     public ProgressTracker(String jobId, int workerIndex, int parallelism) {
         this.jobId = jobId;
         this.workerIndex = workerIndex;
         this.parallelism = parallelism;
+        long now = System.currentTimeMillis();
+        readRate.sample(now, 0);
+        writtenRate.sample(now, 0);
     }
 
     public synchronized void state(EngineState newState) {
@@ -45,6 +57,17 @@ public final class ProgressTracker {
 
     public synchronized EngineState state() {
         return state;
+    }
+
+    /** The checkpoint's counts since the job started: the worker's totals go on from them. */
+    synchronized void totals(io.oncestream.engine.checkpoint.RecordTotals recovered) {
+        read = recovered.read();
+        filteredOut = recovered.filteredOut();
+        written = recovered.written();
+        deadLettered = recovered.deadLettered();
+        long now = System.currentTimeMillis();
+        readRate.sample(now, read);
+        writtenRate.sample(now, written);
     }
 
     synchronized void recovered(long lastCommitted, Map<String, PartitionRange> committedRanges) {
@@ -74,6 +97,9 @@ public final class ProgressTracker {
         lostRecords += lost;
         batches++;
         lastBatch = figures;
+        long now = System.currentTimeMillis();
+        readRate.sample(now, read);
+        writtenRate.sample(now, written);
     }
 
     public synchronized void sinkAvailable(boolean available) {
@@ -101,6 +127,34 @@ public final class ProgressTracker {
         }
     }
 
+    /**
+     * The next offset to apply of each partition this worker owns, as far as it knows it: the
+     * committed end, else the start of the batch it runs; for the lag probe.
+     */
+    public synchronized Map<String, Long> ownCommitted() {
+        Map<String, Long> out = new TreeMap<>(committed);
+        running.forEach((p, r) -> out.putIfAbsent(p, r.start()));
+        return out;
+    }
+
+    /** What the lag probe saw at {@code at}: every partition of the job with a known committed offset. */
+    public synchronized void lag(Map<String, SourceLag> partitions, Instant at) {
+        lag = Map.copyOf(partitions);
+        lagObservedAt = at;
+        lagError = null;
+        partitions.forEach((p, l) -> {
+            if (l.exact()) {
+                latest.merge(p, l.latest(), Math::max);
+            }
+        });
+        incomingRate.sample(at.toEpochMilli(), partitions.values().stream().mapToLong(SourceLag::latest).sum());
+    }
+
+    /** The lag probe could not reach Kafka: the source is reported unavailable until it can again. */
+    public synchronized void lagFailed(String message) {
+        lagError = message;
+    }
+
     public synchronized void error(String message) {
         lastError = message;
     }
@@ -114,8 +168,22 @@ public final class ProgressTracker {
             partitions.put(p, new Progress.PartitionProgress(committed.getOrDefault(p, 0L), latest.getOrDefault(p, 0L),
                     r == null ? null : r.start(), r == null ? null : r.end()));
         }
+        Instant now = Instant.now();
+        long nowMs = now.toEpochMilli();
+        Progress.LagReport lagReport = null;
+        if (lag != null) {
+            Map<String, Progress.PartitionLag> byPartition = new TreeMap<>();
+            lag.forEach((p, l) -> byPartition.put(p, new Progress.PartitionLag(l.committed(), l.latest(), l.records(),
+                    l.oldestRecordMs(), l.ageMs(nowMs), l.exact())));
+            lagReport = new Progress.LagReport(lagObservedAt.toString(), byPartition);
+        }
+        Long incomingTotal = lag == null ? null : lag.values().stream().mapToLong(SourceLag::latest).sum();
+        Progress.Rates rates = new Progress.Rates((int) (RATE_WINDOW_MS / 1000), readRate.perSecond(nowMs, read),
+                writtenRate.perSecond(nowMs, written), incomingTotal == null ? null : incomingRate.perSecond(nowMs, incomingTotal));
+        boolean source = sourceAvailable && lagError == null;
+        String error = lagError != null && state != EngineState.FAILED ? lagError : lastError;
         return new Progress(jobId, workerIndex, parallelism, state, batchId, runningBatchId, partitions,
                 new Progress.Totals(read, filteredOut, written, deadLettered, lostRecords, batches), lastBatch,
-                sinkAvailable, sourceAvailable, lastError, Instant.now().toString(), epoch, seal);
+                sinkAvailable, source, error, now.toString(), epoch, seal, lagReport, rates);
     }
 }

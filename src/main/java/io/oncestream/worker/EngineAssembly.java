@@ -113,8 +113,10 @@ public final class EngineAssembly implements AutoCloseable {
                     : options.jobInstance() + "/" + config.sink().keyspace() + "." + config.sink().table();
             openedSource = new KafkaRecordSource(config.source(), assignment, stopRequested, instance);
             openedSink = CassandraSink.open(session, config, stopRequested);
+            // Worker 0 of an epoch carries on the job's counts of the epochs before it.
             Epoch epoch = new Epoch(savepoint == null ? 0 : savepoint.epoch(),
-                    savepoint == null ? null : assignment.seed(savepoint), barrier);
+                    savepoint == null ? null : assignment.seed(savepoint), barrier,
+                    savepoint == null || workerIndex != 0 ? null : savepoint.totals());
             this.engine = new MicroBatchEngine(config, checkpoint, openedSource, transformer,
                     options.sinkWrapper().apply(openedSink), options.hooks(), progress, stopRequested, System::currentTimeMillis,
                     epoch);

@@ -80,7 +80,8 @@ public final class WorkerMain {
                 Thread.currentThread().interrupt();
             }
         }, "worker-shutdown"));
-        try (WorkerHttpServer http = new WorkerHttpServer(options.httpHost(), options.httpPort(), progress::snapshot,
+        try (LagWatch lag = LagWatch.start(config, options.workerIndex(), progress, options.lagInterval());
+                WorkerHttpServer http = new WorkerHttpServer(options.httpHost(), options.httpPort(), progress::snapshot,
                 () -> progress.state().working(), requested -> requestBarrier(barrier, epoch, requested))) {
             LOG.log(Level.INFO, "worker " + options.workerIndex() + " of job " + config.jobId()
                     + " serving http on " + options.httpHost() + ":" + http.port());

@@ -15,17 +15,22 @@ import java.util.Map;
  * {@code --savepoint FILE} is the savepoint the worker's epoch starts from (docs/protocol.md §11);
  * by default {@code savepoint.json} next to the configuration, if there is one (the operator puts
  * it in the same ConfigMap), else none: the job's first epoch.
+ * {@code --lag-interval SECONDS} (5) is how often the worker reads the job's lag from Kafka, on a
+ * thread of its own; 0 reads it never (the lag is then only what batches see).
  * The worker index defaults to {@code ONCESTREAM_WORKER_INDEX}, else to the ordinal at the end
  * of {@code POD_NAME} (a StatefulSet pod {@code job-2} is worker 2), else 0.
  */
 record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpHost, int httpPort, boolean waitWhenDone,
-        Duration lockWait, Path savepoint) {
+        Duration lockWait, Path savepoint, Duration lagInterval) {
 
     static final String USAGE = "usage: worker --config FILE --checkpoint DIR [--worker-index N] [--http-host HOST] [--http-port PORT]"
-            + " [--when-done exit|wait] [--lock-wait SECONDS] [--savepoint FILE]";
+            + " [--when-done exit|wait] [--lock-wait SECONDS] [--savepoint FILE] [--lag-interval SECONDS]";
 
     /** The savepoint's name next to the configuration (its key in the worker ConfigMap). */
     static final String SAVEPOINT_FILE = "savepoint.json";
+
+    /** How often the lag is read from Kafka unless {@code --lag-interval} says otherwise. */
+    static final Duration DEFAULT_LAG_INTERVAL = Duration.ofSeconds(5);
 
     static WorkerOptions parse(String[] args, Map<String, String> env) {
         Path config = null;
@@ -36,6 +41,7 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
         boolean waitWhenDone = false;
         Duration lockWait = EngineAssembly.Options.DEFAULT_LOCK_WAIT;
         Path savepoint = null;
+        Duration lagInterval = DEFAULT_LAG_INTERVAL;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (i + 1 >= args.length) {
@@ -55,6 +61,7 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
                 };
                 case "--lock-wait" -> lockWait = Duration.ofSeconds(number(arg, value));
                 case "--savepoint" -> savepoint = Path.of(value);
+                case "--lag-interval" -> lagInterval = Duration.ofSeconds(number(arg, value));
                 default -> throw new IllegalArgumentException("unknown option " + arg + "\n" + USAGE);
             }
         }
@@ -67,11 +74,14 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
         if (lockWait.isNegative()) {
             throw new IllegalArgumentException("--lock-wait must not be negative\n" + USAGE);
         }
+        if (lagInterval.isNegative()) {
+            throw new IllegalArgumentException("--lag-interval must not be negative\n" + USAGE);
+        }
         if (savepoint == null) {
             Path beside = config.resolveSibling(SAVEPOINT_FILE);
             savepoint = java.nio.file.Files.exists(beside) ? beside : null;
         }
-        return new WorkerOptions(config, checkpoint, index, host, port, waitWhenDone, lockWait, savepoint);
+        return new WorkerOptions(config, checkpoint, index, host, port, waitWhenDone, lockWait, savepoint, lagInterval);
     }
 
     private static int indexFromEnvironment(Map<String, String> env) {

@@ -21,7 +21,7 @@ import io.oncestream.testing.LocalService;
 class CrdCommittedIT {
 
     /** The order of {@code kubectl get sj}'s columns after NAME. */
-    static final List<String> COLUMNS = List.of("Phase", "Batch", "Lag", "Rate", "Age");
+    static final List<String> COLUMNS = List.of("Phase", "Batch", "Lag", "Lag-Seconds", "Rate", "Age");
 
     @Test
     void committedCrdIsTheBuildOutputWithItsColumnsInOrder() throws Exception {

@@ -159,6 +159,13 @@ final class E2EJob {
         }
     }
 
+    /** The job's Kubernetes events, as {@code type reason message}. */
+    List<String> events() {
+        return kube.admin().v1().events().inNamespace(namespace).list().getItems().stream()
+                .filter(e -> name.equals(e.getInvolvedObject().getName()) && "StreamJob".equals(e.getInvolvedObject().getKind()))
+                .map(e -> e.getType() + " " + e.getReason() + " " + e.getMessage()).toList();
+    }
+
     /** Produces {@code count} order events (thread-safe: one producer at a time). */
     synchronized void produce(int count) {
         orders.produce(kafka, topic, count, 0);

@@ -3,6 +3,7 @@ package io.oncestream.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -15,13 +16,16 @@ import io.oncestream.testing.Awaits;
 
 /**
  * The world around a running StreamJob fails while records keep arriving: Cassandra stops for
- * 30 s (the job goes Degraded with SinkAvailable=False and comes back by itself), and the
- * operator's JVM is killed with SIGKILL in its pod and the kubelet restarts it (status
- * resumes; it rewrites none of the job's objects). The table ends exactly as the records say.
+ * 30 s (the job goes Degraded with SinkAvailable=False and comes back by itself; its lag keeps
+ * growing meanwhile, in records and in seconds), Kafka stops for 20 s (Degraded with
+ * SourceAvailable=False), and the operator's JVM is killed with SIGKILL in its pod and the
+ * kubelet restarts it (status resumes; it rewrites none of the job's objects). The table ends
+ * exactly as the records say.
  */
 class OutagesE2E extends E2ETest {
 
     private static final Duration OUTAGE = Duration.ofSeconds(30);
+    private static final Duration KAFKA_OUTAGE = Duration.ofSeconds(40);
 
     private static E2EJob job;
 
@@ -31,18 +35,36 @@ class OutagesE2E extends E2ETest {
         job.produce(1000);
         job.apply(java.util.Map.of());
         job.awaitStatus("Running", E2ESettings.WAIT, s -> s.phase == Phase.Running && s.batchId != null && s.batchId >= 0);
+        assertThat(job.events()).as("a normal start: Pending, then Running, no Warning on the way")
+                .anyMatch(e -> e.startsWith("Normal PhaseRunning")).noneMatch(e -> e.startsWith("Warning"));
 
         try (Producing producing = new Producing(job, 100, Duration.ofMillis(250))) {
             Thread.sleep(3000);
             long stopping = System.nanoTime();
             cassandra.stop();
             long stopped = System.nanoTime();
+            Instant stoppedWall = Instant.now();
             StreamJobStatus degraded = job.awaitStatus("Degraded with SinkAvailable=False during the outage", OUTAGE,
                     s -> s.phase == Phase.Degraded && s.condition(ConditionType.SinkAvailable).filter(c -> "False".equals(c.status)).isPresent());
             double seconds = (System.nanoTime() - stopping) / 1e9;
             System.out.printf("[e2e] Degraded seen %.1f s after Cassandra's stop began (%.1f operator polls; the stop itself"
                     + " took %.1f s): %s%n", seconds, seconds / E2ESettings.POLL.toSeconds(), (stopped - stopping) / 1e9,
                     degraded.condition(ConditionType.SinkAvailable).orElseThrow().message);
+            // The lag a user alerts on grows while nothing can commit: in records and in age.
+            StreamJobStatus first = job.awaitStatus("a lag read from Kafka after the stop", OUTAGE,
+                    s -> s.lagObservedAt != null && Instant.parse(s.lagObservedAt).isAfter(stoppedWall));
+            StreamJobStatus last = job.awaitStatus("a lag read 10 s later", OUTAGE, s -> s.lagObservedAt != null
+                    && Instant.parse(s.lagObservedAt).isAfter(Instant.parse(first.lagObservedAt).plusSeconds(10)));
+            System.out.printf("[e2e] during the outage: lag %d records / %d s at %s, %d records / %d s at %s%n",
+                    first.lag, first.lagSeconds, first.lagObservedAt, last.lag, last.lagSeconds, last.lagObservedAt);
+            assertThat(last.lag).as("records keep arriving and none commits: the lag grows").isGreaterThan(first.lag);
+            // The oldest record not committed arrived at the latest one producer tick after the stop
+            // ended (nothing commits after that), so its age is at least the time since then.
+            long sinceStop = Duration.between(stoppedWall, Instant.parse(last.lagObservedAt)).toSeconds();
+            assertThat(last.lagSeconds).as("age of the oldest record not committed, %d s after the stop", sinceStop)
+                    .isGreaterThanOrEqualTo(sinceStop - 2);
+            assertThat(last.rates.inputRecordsPerSecond).as("records read per second over the last minute, as a whole number")
+                    .isNotNull();
             long left = OUTAGE.toNanos() - (System.nanoTime() - stopping);
             if (left > 0) {
                 Thread.sleep(left / 1_000_000);
@@ -50,6 +72,25 @@ class OutagesE2E extends E2ETest {
             cassandra.start();
             job.awaitStatus("Running again, by itself", E2ESettings.WAIT,
                     s -> s.phase == Phase.Running && s.condition(ConditionType.SinkAvailable).filter(c -> "True".equals(c.status)).isPresent());
+            job.awaitStatus("caught up: the lag back to what one producer tick leaves", E2ESettings.WAIT,
+                    s -> s.lagSeconds != null && s.lagSeconds < 10);
+        }
+
+        // Kafka stops: the job says so within a probe and a poll, and comes back by itself.
+        job.produce(500);
+        kafka.stop();
+        try {
+            StreamJobStatus noKafka = job.awaitStatus("Degraded with SourceAvailable=False while Kafka is down", KAFKA_OUTAGE,
+                    s -> s.phase == Phase.Degraded && s.condition(ConditionType.SourceAvailable).filter(c -> "False".equals(c.status)).isPresent());
+            System.out.println("[e2e] Kafka down: " + noKafka.condition(ConditionType.SourceAvailable).orElseThrow().message);
+            Thread.sleep(KAFKA_OUTAGE.toMillis() / 2);
+        } finally {
+            kafka.start();
+        }
+        job.awaitStatus("Running again after Kafka came back", E2ESettings.WAIT,
+                s -> s.phase == Phase.Running && s.condition(ConditionType.SourceAvailable).filter(c -> "True".equals(c.status)).isPresent());
+
+        try (Producing producing = new Producing(job, 100, Duration.ofMillis(250))) {
 
             // The operator dies mid-stream and comes back.
             long batchBefore = job.status().batchId;

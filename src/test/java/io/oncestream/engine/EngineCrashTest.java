@@ -228,6 +228,21 @@ class EngineCrashTest {
 
         assertThat(ahead).as("group offsets ahead of the commit log").isEmpty();
         assertThat(source.groupOffsets()).isEqualTo(latestOffsets(source));
+
+        // The checkpoint's totals count every record once, the replayed batch's included, though
+        // the process that counted the first part of them is gone.
+        try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, NO_CRASH)) {
+            io.oncestream.engine.checkpoint.RecordTotals totals = MicroBatchEngine.recoveredTotals(checkpoint, null);
+            assertThat(totals.read()).as("records read, over both processes").isEqualTo(RECORDS + MORE_RECORDS);
+            assertThat(totals.deadLettered()).isEqualTo(producer.expectedDeadLetters().size());
+            assertThat(totals.read()).isEqualTo(totals.filteredOut() + totals.written() + totals.deadLettered());
+            ProgressTracker restarted = new ProgressTracker(JOB.jobId(), 0, 1);
+            MicroBatchEngine.reportRecovered(checkpoint, restarted);
+            new MicroBatchEngine(JOB, checkpoint, source, TRANSFORMER, table, ProtocolHooks.NONE, restarted, () -> false,
+                    new AtomicLong()::incrementAndGet);
+            assertThat(restarted.snapshot().totals().read()).as("a restarted worker reports the job's count")
+                    .isEqualTo(RECORDS + MORE_RECORDS);
+        }
     }
 
     static Stream<Arguments> volumeFaults() {

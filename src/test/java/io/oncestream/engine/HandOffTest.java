@@ -131,6 +131,15 @@ class HandOffTest {
         assertThat(table.timestampsByRecord()).as("each record written with the timestamp of the uninterrupted chain")
                 .isEqualTo(uninterrupted);
         assertTiles(kafka.source.reads());
+        assertThat(savepoint.totals().read()).as("the seals' counts: what epoch 0 committed").isBetween(40L, 79L);
+        long readInEpoch1 = 0;
+        for (int j = 0; j < to; j++) {
+            try (Checkpoint checkpoint = Checkpoint.open(volume(j).resolve("epoch-1"), metadata(to, j), savepoint, FILES)) {
+                readInEpoch1 += MicroBatchEngine.recoveredTotals(checkpoint, j == 0 ? savepoint.totals() : null).read();
+            }
+        }
+        assertThat(readInEpoch1).as("the new workers' checkpoints count the job's records once: worker 0 carries on epoch 0's")
+                .isEqualTo(120);
         for (int j = 0; j < to; j++) {
             assertThat(Files.exists(volume(j).resolve("epoch-1").resolve("savepoint"))).as("worker " + j + " keeps its savepoint")
                     .isTrue();
@@ -315,7 +324,8 @@ class HandOffTest {
             Savepoint savepoint, java.util.function.IntSupplier barrier, ProtocolHooks hooks, Path volume) {
         PartitionAssignment assignment = new PartitionAssignment(TOPICS, parallelism, index);
         Path checkpointDir = CheckpointEpochs.check(volume, epochNumber);
-        Epoch epoch = new Epoch(epochNumber, savepoint == null ? null : assignment.seed(savepoint), barrier);
+        Epoch epoch = new Epoch(epochNumber, savepoint == null ? null : assignment.seed(savepoint), barrier,
+                savepoint == null || index != 0 ? null : savepoint.totals());
         try (Checkpoint checkpoint = Checkpoint.open(checkpointDir, metadata(parallelism, index), savepoint, FILES)) {
             return engine(checkpoint, new Owned(kafka.source, assignment), table, hooks, epoch, parallelism, index).run();
         }

@@ -68,7 +68,8 @@ class OperatorStatusIT extends OperatorITBase {
         assertThat(running.lag).isEqualTo(20L);
         assertThat(running.committedOffsets).isEqualTo(Map.of("orders", Map.of("0", 500L, "1", 480L)));
         assertThat(running.totals.read).isEqualTo(2000L);
-        assertThat(running.rates.inputRecordsPerSecond).isEqualTo(2000.0);
+        assertThat(running.rates.inputRecordsPerSecond).isEqualTo(501L);
+        assertThat(running.rates.batchRecordsPerSecond).isEqualTo(2000L);
         assertThat(running.workers).extracting(w -> w.name + " " + w.state + " " + w.ready)
                 .containsExactly("paid-0 IDLE true", "paid-1 WRITING true");
         assertThat(running.condition(ConditionType.Ready).orElseThrow().status).isEqualTo("True");

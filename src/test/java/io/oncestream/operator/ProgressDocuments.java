@@ -23,7 +23,8 @@ public final class ProgressDocuments {
     /**
      * Worker {@code index} (0 or 1) of a healthy two-worker job {@code jobId} on topic
      * {@code orders}: worker 0 IDLE after batch 12 at 500 of 520, worker 1 WRITING after batch
-     * 11 at 480 of 480. Together: batch 11, lag 20, 2,000 read, 2,000 records/s.
+     * 11 at 480 of 480. Together: batch 11, lag 20, 2,000 read, 2,000 records/s in their last batches,
+     * 501 records/s read and 400 rows/s written over the last minute, 300 records/s arriving.
      */
     public static String healthy(String jobId, int index) {
         return index == 0
@@ -56,9 +57,31 @@ public final class ProgressDocuments {
         Progress p = new Progress(jobId, workerIndex, 2, state, batchId, null, parts,
                 new Progress.Totals(1000, 100, 850, 50, 0, batchId + 1),
                 new Progress.BatchFigures(batchId, false, 100, 10, 85, 5, Map.of("total", 100L), 1000.0, 850.0),
-                sinkAvailable, true, error, "2026-12-02T10:00:00Z", epoch, seal);
+                sinkAvailable, true, error, "2026-12-02T10:00:00Z", epoch, seal, null,
+                new Progress.Rates(60, 250.4, 200.2, 300.0));
         try {
             return JSON.writeValueAsString(p);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * A worker's document with the lag its probe saw at {@code observedAt}: per
+     * {@code topic-partition}, {committed, latest, age in ms, 1 if the worker owns it}.
+     */
+    public static WorkerProgress withLag(int workerIndex, EngineState state, long batchId, Map<String, long[]> own,
+            String observedAt, Map<String, long[]> lag) {
+        Map<String, Progress.PartitionProgress> parts = new TreeMap<>();
+        own.forEach((k, v) -> parts.put(k, new Progress.PartitionProgress(v[0], v[1], null, null)));
+        Map<String, Progress.PartitionLag> byPartition = new TreeMap<>();
+        lag.forEach((k, v) -> byPartition.put(k, new Progress.PartitionLag(v[0], v[1], Math.max(0, v[1] - v[0]),
+                v[2] == 0 ? null : 1_000_000L, v[2], v[3] == 1)));
+        Progress p = new Progress("shop/paid-orders", workerIndex, 2, state, batchId, null, parts,
+                new Progress.Totals(1000, 100, 850, 50, 0, batchId + 1), null, true, true, null, observedAt, 0, null,
+                new Progress.LagReport(observedAt, byPartition), new Progress.Rates(60, 100.0, 90.0, 120.0));
+        try {
+            return WorkerProgress.parse(JSON.writeValueAsString(p));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

@@ -49,6 +49,15 @@ public final class KafkaBroker implements AutoCloseable {
         return admin;
     }
 
+    /** Stops the broker process (for failure tests); {@link #start()} brings it back on the same data. */
+    public void stop() {
+        service.stop();
+    }
+
+    public void start() {
+        service.start();
+    }
+
     /** Restarts the broker process on the same data (for failure tests). */
     public void restart() {
         service.restart();

@@ -43,6 +43,10 @@ class WorkerOptionsTest {
                 .hasMessageStartingWith("--lock-wait must not be negative");
         assertThatThrownBy(() -> WorkerOptions.parse(with("--lock-wait", "soon"), Map.of()))
                 .hasMessageStartingWith("--lock-wait: 'soon' is not a number");
+        assertThat(WorkerOptions.parse(with(), Map.of()).lagInterval()).isEqualTo(java.time.Duration.ofSeconds(5));
+        assertThat(WorkerOptions.parse(with("--lag-interval", "0"), Map.of()).lagInterval()).isZero();
+        assertThatThrownBy(() -> WorkerOptions.parse(with("--lag-interval", "-2"), Map.of()))
+                .hasMessageStartingWith("--lag-interval must not be negative");
     }
 
     @Test

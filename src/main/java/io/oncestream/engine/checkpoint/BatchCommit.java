@@ -14,11 +14,19 @@ import java.util.TreeMap;
  * @param durationMs      time from planning to commit
  * @param lastTimestamps  last write timestamp (microseconds) per partition, the next batch's base
  * @param committedAtMs   wall-clock time of the commit
+ * @param totals          the checkpoint's counts since the job started, this batch included; null
+ *                        in commits written before the field existed
  */
 public record BatchCommit(long recordsRead, long recordsFiltered, long rowsWritten, long deadLettered,
-        long durationMs, Map<String, Long> lastTimestamps, long committedAtMs) {
+        long durationMs, Map<String, Long> lastTimestamps, long committedAtMs, @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) RecordTotals totals) {
 
     public BatchCommit {
         lastTimestamps = new TreeMap<>(lastTimestamps);
+    }
+
+    /** A commit without totals, as builds before them wrote. */
+    public BatchCommit(long recordsRead, long recordsFiltered, long rowsWritten, long deadLettered,
+            long durationMs, Map<String, Long> lastTimestamps, long committedAtMs) {
+        this(recordsRead, recordsFiltered, rowsWritten, deadLettered, durationMs, lastTimestamps, committedAtMs, null);
     }
 }

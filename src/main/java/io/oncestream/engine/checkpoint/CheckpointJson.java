@@ -24,6 +24,15 @@ final class CheckpointJson {
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
             .build();
 
+    /**
+     * Fields added to a {@code v1} document after files without them were written: a file that
+     * lacks one reads as if it were null. Every other field must be present.
+     */
+    private static final java.util.Map<Class<?>, java.util.List<String>> ADDED_FIELDS = java.util.Map.of(
+            BatchCommit.class, java.util.List.of("totals"),
+            CheckpointSeal.class, java.util.List.of("totals"),
+            Savepoint.class, java.util.List.of("totals"));
+
     private CheckpointJson() {
     }
 
@@ -47,7 +56,15 @@ final class CheckpointJson {
                     + "' (this worker reads " + VERSION_LINE + ")");
         }
         try {
-            T value = MAPPER.readValue(text.substring(newline + 1), type);
+            com.fasterxml.jackson.databind.JsonNode tree = MAPPER.readTree(text.substring(newline + 1));
+            if (tree instanceof com.fasterxml.jackson.databind.node.ObjectNode object) {
+                ADDED_FIELDS.getOrDefault(type, java.util.List.of()).forEach(f -> {
+                    if (!object.has(f)) {
+                        object.putNull(f);
+                    }
+                });
+            }
+            T value = tree == null || tree.isMissingNode() || tree.isNull() ? null : MAPPER.treeToValue(tree, type);
             if (value == null) {
                 throw new CheckpointException(file, "no JSON document after the version line");
             }

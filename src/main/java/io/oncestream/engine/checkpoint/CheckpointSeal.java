@@ -12,16 +12,25 @@ import java.util.TreeMap;
  * @param batchId    the last committed batch, -1 if the worker committed none
  * @param partitions per {@code topic-partition} of the last batch: its end and the last timestamp of its chain
  * @param sealedAtMs wall-clock time of the seal
+ * @param totals     the checkpoint's counts since the job started (see {@link RecordTotals}); null in
+ *                   seals written before the field existed
  */
-public record CheckpointSeal(int nextEpoch, long batchId, Map<String, ChainPoint> partitions, long sealedAtMs) {
+public record CheckpointSeal(int nextEpoch, long batchId, Map<String, ChainPoint> partitions, long sealedAtMs,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) RecordTotals totals) {
 
     public CheckpointSeal {
         partitions = new TreeMap<>(partitions);
     }
 
+    /** A seal without totals, as builds before them wrote. */
+    public CheckpointSeal(int nextEpoch, long batchId, Map<String, ChainPoint> partitions, long sealedAtMs) {
+        this(nextEpoch, batchId, partitions, sealedAtMs, null);
+    }
+
     /** The seal of a checkpoint whose last committed batch is {@code batchId} with {@code offsets} and {@code commit}, or -1 and nothing. */
     public static CheckpointSeal of(int nextEpoch, long batchId, BatchOffsets offsets, BatchCommit commit, long nowMs) {
         return new CheckpointSeal(nextEpoch, batchId,
-                offsets == null ? Map.of() : ChainPoint.afterBatch(offsets, commit.lastTimestamps()), nowMs);
+                offsets == null ? Map.of() : ChainPoint.afterBatch(offsets, commit.lastTimestamps()), nowMs,
+                commit == null ? null : commit.totals());
     }
 }

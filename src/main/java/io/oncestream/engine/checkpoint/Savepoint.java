@@ -19,9 +19,17 @@ import java.util.TreeMap;
  * @param toParallelism    workers of the epoch it starts
  * @param partitions       per {@code topic-partition}: next offset and last chain timestamp
  * @param lastBatches      per worker of the old epoch, in index order: its last committed batch, -1 for none
+ * @param totals           the job's counts when the old epoch ended (the seals' summed), which worker
+ *                         0 of the new epoch carries on; null in savepoints written before the field existed
  */
 public record Savepoint(String jobId, int epoch, int fromParallelism, int toParallelism, Map<String, ChainPoint> partitions,
-        List<Long> lastBatches) {
+        List<Long> lastBatches, @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) RecordTotals totals) {
+
+    /** A savepoint without totals, as builds before them wrote. */
+    public Savepoint(String jobId, int epoch, int fromParallelism, int toParallelism, Map<String, ChainPoint> partitions,
+            List<Long> lastBatches) {
+        this(jobId, epoch, fromParallelism, toParallelism, partitions, lastBatches, null);
+    }
 
     public Savepoint {
         partitions = new TreeMap<>(partitions);
@@ -41,8 +49,12 @@ public record Savepoint(String jobId, int epoch, int fromParallelism, int toPara
     public static Savepoint of(String jobId, int epoch, int toParallelism, List<CheckpointSeal> seals) {
         Map<String, ChainPoint> partitions = new TreeMap<>();
         List<Long> lastBatches = new java.util.ArrayList<>();
+        RecordTotals totals = null;
         for (int i = 0; i < seals.size(); i++) {
             CheckpointSeal seal = seals.get(i);
+            if (seal.totals() != null) {
+                totals = seal.totals().plus(totals);
+            }
             if (seal.nextEpoch() != epoch) {
                 throw new IllegalArgumentException("worker " + i + " sealed for epoch " + seal.nextEpoch() + ", not " + epoch);
             }
@@ -54,7 +66,7 @@ public record Savepoint(String jobId, int epoch, int fromParallelism, int toPara
             }
             lastBatches.add(seal.batchId());
         }
-        return new Savepoint(jobId, epoch, seals.size(), toParallelism, partitions, lastBatches);
+        return new Savepoint(jobId, epoch, seals.size(), toParallelism, partitions, lastBatches, totals);
     }
 
     /**

@@ -88,6 +88,11 @@ public final class StatusProjection {
         return s;
     }
 
+    private static java.util.Optional<StreamJobStatus.WorkerStatus> previousWorker(StreamJobStatus previous, String pod) {
+        return previous == null || previous.workers == null ? java.util.Optional.empty()
+                : previous.workers.stream().filter(w -> pod.equals(w.name)).findFirst();
+    }
+
     /** The label selector of the job's worker pods, as the scale subresource reports it. */
     private static String selector(StreamJob job) {
         StringBuilder out = new StringBuilder();
@@ -125,9 +130,9 @@ public final class StatusProjection {
 
         List<StreamJobStatus.WorkerStatus> statuses = new ArrayList<>();
         Map<String, Map<String, Long>> committed = new TreeMap<>();
-        long lag = 0;
         long minBatch = Long.MAX_VALUE;
         int reporting = 0;
+        int recovering = 0;
         int ready = 0;
         int completed = 0;
         String failed = null;
@@ -139,9 +144,12 @@ public final class StatusProjection {
         totals.filteredOut = 0L;
         totals.written = 0L;
         totals.deadLettered = 0L;
-        StreamJobStatus.Rates rates = new StreamJobStatus.Rates();
-        rates.inputRecordsPerSecond = 0.0;
-        rates.writtenRowsPerSecond = 0.0;
+        List<WorkerProgress> reports = new ArrayList<>();
+        double input = 0;
+        double written = 0;
+        double batchSpeed = 0;
+        Double incoming = null;
+        Integer window = null;
         for (Worker w : workers) {
             StreamJobStatus.WorkerStatus ws = new StreamJobStatus.WorkerStatus();
             ws.name = w.podName();
@@ -158,18 +166,27 @@ public final class StatusProjection {
             }
             reporting++;
             ws.state = p.state();
-            ws.batchId = p.batchId();
+            boolean starting = "STARTING".equals(p.state()) && p.batchId() < 0;
+            if (starting) {
+                // Not yet read its checkpoint: what it reported before it restarted still holds.
+                recovering++;
+                ws.batchId = previousWorker(previous, w.podName()).map(pw -> pw.batchId).orElse(null);
+            } else {
+                ws.batchId = p.batchId();
+            }
             ws.lastError = p.lastError();
             ws.partitions = p.partitions() == null ? List.of() : new ArrayList<>(p.partitions().keySet());
-            minBatch = Math.min(minBatch, p.batchId());
+            if (!starting) {
+                minBatch = Math.min(minBatch, p.batchId());
+            }
             if (p.partitions() != null) {
                 for (Map.Entry<String, WorkerProgress.Partition> e : p.partitions().entrySet()) {
                     TopicPartitionKey key = TopicPartitionKey.parse(e.getKey());
                     committed.computeIfAbsent(key.topic(), t -> new TreeMap<>())
                             .put(String.valueOf(key.partition()), e.getValue().committed());
-                    lag += Math.max(0, e.getValue().latest() - e.getValue().committed());
                 }
             }
+            reports.add(p);
             if (p.totals() != null) {
                 totals.read += p.totals().read();
                 totals.filteredOut += p.totals().filteredOut();
@@ -177,8 +194,16 @@ public final class StatusProjection {
                 totals.deadLettered += p.totals().deadLettered();
             }
             if (p.lastBatch() != null) {
-                rates.inputRecordsPerSecond += p.lastBatch().inputRecordsPerSecond();
-                rates.writtenRowsPerSecond += p.lastBatch().writtenRowsPerSecond();
+                batchSpeed += p.lastBatch().inputRecordsPerSecond();
+            }
+            if (p.rates() != null) {
+                window = p.rates().windowSeconds();
+                input += p.rates().inputRecordsPerSecond() == null ? 0 : p.rates().inputRecordsPerSecond();
+                written += p.rates().writtenRowsPerSecond() == null ? 0 : p.rates().writtenRowsPerSecond();
+                if (p.rates().incomingRecordsPerSecond() != null) {
+                    // Every worker reads the whole job's end offsets: the widest view counts, not a sum.
+                    incoming = incoming == null ? p.rates().incomingRecordsPerSecond() : Math.max(incoming, p.rates().incomingRecordsPerSecond());
+                }
             }
             if ("FAILED".equals(p.state()) && failed == null) {
                 failed = w.podName() + ": " + p.lastError();
@@ -199,11 +224,31 @@ public final class StatusProjection {
         }
         boolean allReporting = !workers.isEmpty() && reporting == workers.size();
         s.workers = statuses;
+        s.batchId = allReporting && recovering == 0 ? Long.valueOf(minBatch) : previous == null ? null : previous.batchId;
+        JobLag jobLag = new JobLag(reports);
+        jobLag.fromGroup().forEach((key, offset) -> {
+            TopicPartitionKey tp = TopicPartitionKey.parse(key);
+            committed.computeIfAbsent(tp.topic(), t -> new TreeMap<>()).putIfAbsent(String.valueOf(tp.partition()), offset);
+        });
         s.committedOffsets = committed.isEmpty() ? null : committed;
-        s.batchId = allReporting ? Long.valueOf(minBatch) : previous == null ? null : previous.batchId;
-        s.lag = reporting > 0 ? lag : null;
-        s.totals = reporting > 0 ? totals : null;
-        s.rates = reporting > 0 ? rates : null;
+        if (!jobLag.isEmpty()) {
+            s.lag = jobLag.records();
+            s.lagSeconds = jobLag.seconds();
+            s.partitionLag = jobLag.byPartition();
+            s.lagObservedAt = jobLag.observedAt();
+        }
+        // Totals are the job's (from the checkpoints): while a worker has not read its checkpoint
+        // yet, the last complete figures stand.
+        s.totals = recovering > 0 && previous != null && previous.totals != null ? previous.totals : reporting > 0 ? totals : null;
+        if (reporting > 0) {
+            StreamJobStatus.Rates rates = new StreamJobStatus.Rates();
+            rates.windowSeconds = window;
+            rates.inputRecordsPerSecond = window == null ? null : Math.round(input);
+            rates.writtenRowsPerSecond = window == null ? null : Math.round(written);
+            rates.incomingRecordsPerSecond = incoming == null ? null : Math.round(incoming);
+            rates.batchRecordsPerSecond = Math.round(batchSpeed);
+            s.rates = rates;
+        }
 
         if (reporting == 0) {
             // Nobody has tried Cassandra or Kafka yet: neither available nor not.
@@ -226,9 +271,13 @@ public final class StatusProjection {
             s.phase = Phase.Running;
             condition(s, before, now, ConditionType.Ready, true, ConditionReason.WorkersReady, ready + " of " + workers.size() + " workers ready");
         } else {
-            s.phase = reporting == 0 ? Phase.Pending : Phase.Degraded;
-            condition(s, before, now, ConditionType.Ready, false, reporting == 0 ? ConditionReason.WorkersStarting : ConditionReason.WorkersDegraded,
-                    ready + " of " + workers.size() + " workers ready, " + reporting + " reporting progress");
+            // Only a job that was up and lost something is Degraded (a Warning); one that has not
+            // been up yet since it was created, resumed, rescaled or restarted after a failure is starting.
+            boolean wasUp = previous != null && (previous.phase == Phase.Running || previous.phase == Phase.Degraded);
+            String why = ready + " of " + workers.size() + " workers ready, " + reporting + " reporting progress"
+                    + (sinkDown != null ? "; Cassandra refuses writes" : "") + (sourceDown != null ? "; Kafka does not answer" : "");
+            s.phase = wasUp ? Phase.Degraded : Phase.Pending;
+            condition(s, before, now, ConditionType.Ready, false, wasUp ? ConditionReason.WorkersDegraded : ConditionReason.WorkersStarting, why);
         }
         boolean progressing = failed == null && sinkDown == null && sourceDown == null && waiting == null && reporting > 0;
         if (failed == null && waiting != null) {

@@ -26,7 +26,9 @@ public record WorkerProgress(
         boolean sourceAvailable,
         String lastError,
         int epoch,
-        CheckpointSeal barrier) {
+        CheckpointSeal barrier,
+        LagReport lag,
+        Rates rates) {
 
     private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
@@ -35,14 +37,30 @@ public record WorkerProgress(
     public record Partition(long committed, long latest) {
     }
 
-    /** Counts since the worker started. */
+    /** Counts of the worker's checkpoint since the job started. */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Totals(long read, long filteredOut, long written, long deadLettered) {
     }
 
-    /** Rates of the last committed batch. */
+    /** Processing speed of the last committed batch (records per second of its own duration). */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record LastBatch(double inputRecordsPerSecond, double writtenRowsPerSecond) {
+    }
+
+    /** The job's lag as the worker's probe saw it (absent from workers older than the probe). */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record LagReport(String observedAt, Map<String, PartitionLag> partitions) {
+    }
+
+    /** One partition's lag; {@code exact} when the worker owns it (committed offset from its checkpoint). */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record PartitionLag(long committed, long latest, long records, long ageMs, boolean exact) {
+    }
+
+    /** Rates over the last {@code windowSeconds}; a rate is null until a second has passed. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Rates(int windowSeconds, Double inputRecordsPerSecond, Double writtenRowsPerSecond,
+            Double incomingRecordsPerSecond) {
     }
 
     /** Parses the JSON a worker served; an {@link IllegalArgumentException} says what is wrong with it. */

@@ -65,6 +65,24 @@ class CheckpointFilesTest {
         assertThat(reopened.get(4)).isEmpty();
     }
 
+    /**
+     * Totals came after v1's first files: a commit with them reads back with them; one without
+     * (every golden commit) reads as null and is written back byte for byte.
+     */
+    @Test
+    void commitTotalsRoundTripAndOlderCommitsHaveNone() throws Exception {
+        BatchCommit withTotals = new BatchCommit(10, 2, 7, 1, 5, Map.of("t-0", 20L), 99, new RecordTotals(110, 12, 87, 11));
+        Path file = dir.resolve("c");
+        byte[] bytes = CheckpointJson.encode(withTotals);
+        assertThat(new String(bytes)).contains("\"totals\":{\"read\":110,\"filteredOut\":12,\"written\":87,\"deadLettered\":11}");
+        assertThat(CheckpointJson.decode(file, bytes, BatchCommit.class)).isEqualTo(withTotals);
+
+        Path golden = GoldenCheckpoint.directory().resolve("commits/0");
+        assertThat(CheckpointJson.decode(golden, Files.readAllBytes(golden), BatchCommit.class).totals()).isNull();
+        assertThatThrownBy(() -> CheckpointJson.decode(file, "v1\n{\"recordsRead\":1}\n".getBytes(), BatchCommit.class))
+                .as("only the added field may be missing").hasMessageContaining("Missing");
+    }
+
     @Test
     void purgeKeepsTheNewestCommittedBatches() {
         try (Checkpoint cp = Checkpoint.open(dir, GOLDEN_METADATA, DurableFiles.synced())) {

@@ -36,7 +36,11 @@ class StatusProjectionTest {
         assertThat(s.lag).isEqualTo(20L);
         assertThat(s.committedOffsets).isEqualTo(Map.of("orders", Map.of("0", 500L, "1", 480L)));
         assertThat(s.totals.read).isEqualTo(2000L);
-        assertThat(s.rates.inputRecordsPerSecond).isEqualTo(2000.0);
+        assertThat(s.rates.inputRecordsPerSecond).as("over the last minute, summed, a whole number").isEqualTo(501L);
+        assertThat(s.rates.writtenRowsPerSecond).isEqualTo(400L);
+        assertThat(s.rates.incomingRecordsPerSecond).as("each worker sees the whole job's end offsets: not summed").isEqualTo(300L);
+        assertThat(s.rates.windowSeconds).isEqualTo(60);
+        assertThat(s.rates.batchRecordsPerSecond).as("the last batches' processing speed").isEqualTo(2000L);
         assertThat(s.workers).extracting(w -> w.name + " " + w.state + " " + w.batchId)
                 .containsExactly("paid-orders-0 IDLE 12", "paid-orders-1 WRITING 11");
         assertThat(conditions(s)).containsEntry("Ready", "True").containsEntry("ConfigValid", "True")
@@ -47,7 +51,7 @@ class StatusProjectionTest {
     @Test
     void sinkDownDegradesAndSaysWhy() {
         StreamJob job = TestJobs.job("");
-        StreamJobStatus s = StatusProjection.project(job, null, null, List.of(
+        StreamJobStatus s = StatusProjection.project(job, running(), null, List.of(
                 worker(0, progress(EngineState.WAITING_FOR_SINK, 4, Map.of("orders-0", new long[] {100, 300}), false,
                         "Cassandra: No node was available"))), T0);
         assertThat(s.phase).isEqualTo(Phase.Degraded);
@@ -68,7 +72,7 @@ class StatusProjectionTest {
         StreamJob job = TestJobs.job("  parallelism: 2\n");
         String holder = "/checkpoint/.lock: the checkpoint is in use by another worker process (pid 7 on host paid-orders-0"
                 + " since 2026-12-02T09:59:58Z); waiting since 2026-12-02T09:59:59Z";
-        StreamJobStatus s = StatusProjection.project(job, null, null, List.of(
+        StreamJobStatus s = StatusProjection.project(job, running(), null, List.of(
                 worker(0, progress(EngineState.IDLE, 4, Map.of("orders-0", new long[] {300, 300}), true, null)),
                 new StatusProjection.Worker("paid-orders-1", true, false,
                         progress(EngineState.WAITING_FOR_CHECKPOINT_LOCK, 2, Map.of("orders-1", new long[] {90, 300}), true,
@@ -87,7 +91,7 @@ class StatusProjectionTest {
     @Test
     void unreachableWorkerIsReportedAndTheLastBatchIdIsKept() {
         StreamJob job = TestJobs.job("  parallelism: 2\n");
-        StreamJobStatus previous = new StreamJobStatus();
+        StreamJobStatus previous = running();
         previous.batchId = 7L;
         StreamJobStatus s = StatusProjection.project(job, previous, null, List.of(
                 worker(0, progress(EngineState.IDLE, 9, Map.of("orders-0", new long[] {10, 10}), true, null)),
@@ -200,6 +204,140 @@ class StatusProjectionTest {
         StreamJobStatus later = StatusProjection.project(job, done, null, null, fresh, T1.plusSeconds(60), 1, null);
         assertThat(later.condition(ConditionType.Rescaling).orElseThrow()).usingRecursiveComparison().isEqualTo(completed);
         assertThat(PhaseEvents.between(done, later)).isEmpty();
+    }
+
+    /**
+     * The phases of docs/operator.md's state machine, each transition with the event it raises:
+     * a job that starts is Pending until every worker is ready and reports (no Warning on the
+     * way, even with Cassandra down from the start); only a job that was Running and loses a
+     * worker or its sink is Degraded, with a Warning; it is Running again when all is well;
+     * resumed after a suspension, it starts again as Pending.
+     */
+    @Test
+    void aStartingJobIsPendingAndOnlyARunningJobDegrades() {
+        StreamJob job = TestJobs.job("  parallelism: 2\n");
+        WorkerProgress up0 = WorkerProgress.parse(ProgressDocuments.healthy("shop/paid-orders", 0));
+        WorkerProgress up1 = WorkerProgress.parse(ProgressDocuments.healthy("shop/paid-orders", 1));
+
+        StreamJobStatus created = StatusProjection.project(job, null, null, List.of(
+                new StatusProjection.Worker("paid-orders-0", false, false, null, null),
+                new StatusProjection.Worker("paid-orders-1", false, false, null, null)), T0);
+        assertThat(created.phase).isEqualTo(Phase.Pending);
+        assertThat(PhaseEvents.between(null, created)).extracting(PhaseEvents.JobEvent::type).containsOnly("Normal");
+
+        StreamJobStatus halfUp = StatusProjection.project(job, created, null, List.of(
+                worker(0, up0), new StatusProjection.Worker("paid-orders-1", true, false, up1, null)), T1);
+        assertThat(halfUp.phase).as("one worker not ready yet: still starting").isEqualTo(Phase.Pending);
+        assertThat(halfUp.condition(ConditionType.Ready).orElseThrow().reason).isEqualTo("WorkersStarting");
+        assertThat(PhaseEvents.between(created, halfUp)).as("no phase change, no event").isEmpty();
+
+        StreamJobStatus sinkDownAtStart = StatusProjection.project(job, created, null, List.of(
+                worker(0, progress(EngineState.WAITING_FOR_SINK, -1, Map.of("orders-0", new long[] {0, 300}), false, "Cassandra: down")),
+                worker(1, up1)), T1);
+        assertThat(sinkDownAtStart.phase).isEqualTo(Phase.Pending);
+        assertThat(sinkDownAtStart.condition(ConditionType.Ready).orElseThrow().message).endsWith("; Cassandra refuses writes");
+        assertThat(sinkDownAtStart.condition(ConditionType.SinkAvailable).orElseThrow().status).isEqualTo("False");
+        assertThat(PhaseEvents.between(created, sinkDownAtStart)).isEmpty();
+
+        StreamJobStatus up = StatusProjection.project(job, halfUp, null, List.of(worker(0, up0), worker(1, up1)), T1);
+        assertThat(up.phase).isEqualTo(Phase.Running);
+        assertThat(PhaseEvents.between(halfUp, up)).extracting(e -> e.type() + " " + e.reason()).containsExactly("Normal PhaseRunning");
+
+        StreamJobStatus lost = StatusProjection.project(job, up, null, List.of(
+                worker(0, up0), new StatusProjection.Worker("paid-orders-1", false, false, null, null)), T1);
+        assertThat(lost.phase).isEqualTo(Phase.Degraded);
+        assertThat(lost.condition(ConditionType.Ready).orElseThrow().reason).isEqualTo("WorkersDegraded");
+        assertThat(PhaseEvents.between(up, lost)).extracting(e -> e.type() + " " + e.reason()).containsExactly("Warning PhaseDegraded");
+
+        StreamJobStatus stillLost = StatusProjection.project(job, lost, null, List.of(
+                worker(0, up0), new StatusProjection.Worker("paid-orders-1", true, false, up1, null)), T1);
+        assertThat(stillLost.phase).as("a Degraded job stays Degraded until all is well").isEqualTo(Phase.Degraded);
+
+        StreamJobStatus back = StatusProjection.project(job, stillLost, null, List.of(worker(0, up0), worker(1, up1)), T1);
+        assertThat(back.phase).isEqualTo(Phase.Running);
+
+        StreamJob suspendedJob = TestJobs.job("  parallelism: 2\n  suspend: true\n");
+        StreamJobStatus suspended = StatusProjection.project(suspendedJob, back, null, List.of(), T1);
+        assertThat(suspended.phase).isEqualTo(Phase.Suspended);
+        StreamJobStatus resumed = StatusProjection.project(job, suspended, null, List.of(
+                worker(0, up0), new StatusProjection.Worker("paid-orders-1", true, false, null, "connection refused")), T1);
+        assertThat(resumed.phase).as("resumed: starting, not degraded").isEqualTo(Phase.Pending);
+        assertThat(PhaseEvents.between(suspended, resumed)).extracting(PhaseEvents.JobEvent::type).containsOnly("Normal");
+
+        StreamJobStatus failed = StatusProjection.project(job, back, null, List.of(worker(0, up0),
+                worker(1, progress(EngineState.FAILED, 3, Map.of(), true, "bad record"))), T1);
+        StreamJobStatus retrying = StatusProjection.project(job, failed, null, List.of(worker(0, up0),
+                new StatusProjection.Worker("paid-orders-1", true, false,
+                        progress(EngineState.RETRYING, 3, Map.of(), true, "starting again at 10:00:10"), null)), T1);
+        assertThat(retrying.phase).as("a failed worker that starts again: the job starts again").isEqualTo(Phase.Pending);
+    }
+
+    /**
+     * Lag from the workers' probes: each partition's figure from its owner when the owner reports,
+     * else from another worker's read of the consumer group (the freshest one); a gone worker's
+     * partitions keep their lag, which grows with each probe; the age of the oldest record not
+     * committed is the job's lag in seconds; committed offsets of the gone worker's partitions
+     * come from the group.
+     */
+    @Test
+    void lagComesFromTheProbesAndKeepsGrowingForAGoneWorker() {
+        StreamJob job = TestJobs.job("  parallelism: 2\n");
+        // Worker 0 owns orders-0 and sees orders-1 (worker 1's) through the group.
+        WorkerProgress w0 = ProgressDocuments.withLag(0, EngineState.WAITING_FOR_SINK, 4, Map.of("orders-0", new long[] {300, 300}),
+                "2026-12-02T10:00:04Z", Map.of("orders-0", new long[] {300, 900, 42_000, 1}, "orders-1", new long[] {250, 800, 61_500, 0}));
+        StreamJobStatus gone = StatusProjection.project(job, running(), null, List.of(worker(0, w0),
+                new StatusProjection.Worker("paid-orders-1", false, false, null, null)), T1);
+        assertThat(s(gone.partitionLag)).isEqualTo("{orders={0=600, 1=550}}");
+        assertThat(gone.lag).as("the planned latest (300) is stale; the probe's 900 counts").isEqualTo(1150L);
+        assertThat(gone.lagSeconds).isEqualTo(61L);
+        assertThat(gone.lagObservedAt).isEqualTo("2026-12-02T10:00:04Z");
+        assertThat(gone.committedOffsets).as("worker 1's partition from the group").isEqualTo(
+                Map.of("orders", Map.of("0", 300L, "1", 250L)));
+
+        WorkerProgress later = ProgressDocuments.withLag(0, EngineState.WAITING_FOR_SINK, 4, Map.of("orders-0", new long[] {300, 300}),
+                "2026-12-02T10:00:09Z", Map.of("orders-0", new long[] {300, 1400, 47_000, 1}, "orders-1", new long[] {250, 1300, 66_500, 0}));
+        StreamJobStatus growing = StatusProjection.project(job, gone, null, List.of(worker(0, later),
+                new StatusProjection.Worker("paid-orders-1", false, false, null, null)), T1);
+        assertThat(growing.lag).as("grows while nothing commits").isEqualTo(2150L);
+        assertThat(growing.lagSeconds).isEqualTo(66L);
+
+        // Worker 1 back: its own (exact) figure wins over worker 0's newer view through the group.
+        WorkerProgress w1 = ProgressDocuments.withLag(1, EngineState.IDLE, 5, Map.of("orders-1", new long[] {1300, 1300}),
+                "2026-12-02T10:00:08Z", Map.of("orders-1", new long[] {1300, 1300, 0, 1}, "orders-0", new long[] {290, 1400, 50_000, 0}));
+        StreamJobStatus both = StatusProjection.project(job, growing, null, List.of(worker(0, later), worker(1, w1)), T1);
+        assertThat(s(both.partitionLag)).isEqualTo("{orders={0=1100, 1=0}}");
+        assertThat(both.lagSeconds).isEqualTo(47L);
+        assertThat(both.lagObservedAt).as("the oldest figure used").isEqualTo("2026-12-02T10:00:08Z");
+        assertThat(both.committedOffsets).isEqualTo(Map.of("orders", Map.of("0", 300L, "1", 1300L)));
+    }
+
+    /**
+     * A restarted worker that has not read its checkpoint yet (STARTING, batch -1, counts 0)
+     * changes neither the job's batch nor its totals, and its own batch stays what it was.
+     */
+    @Test
+    void aRestartedWorkerDoesNotResetTheJobsFigures() {
+        StreamJob job = TestJobs.job("  parallelism: 2\n");
+        StreamJobStatus before = running();
+        WorkerProgress starting = WorkerProgress.parse(ProgressDocuments.json("shop/paid-orders", 1, EngineState.STARTING, -1,
+                Map.of(), true, null));
+        StreamJobStatus s = StatusProjection.project(job, before, null, List.of(
+                worker(0, WorkerProgress.parse(ProgressDocuments.healthy("shop/paid-orders", 0))), worker(1, starting)), T1);
+        assertThat(s.batchId).isEqualTo(11L);
+        assertThat(s.workers.get(1).batchId).isEqualTo(11L);
+        assertThat(s.totals).usingRecursiveComparison().isEqualTo(before.totals);
+    }
+
+    private static String s(Object o) {
+        return String.valueOf(o);
+    }
+
+    /** The status of a job that was running. */
+    private static StreamJobStatus running() {
+        StreamJob job = TestJobs.job("  parallelism: 2\n");
+        return StatusProjection.project(job, null, null, List.of(
+                worker(0, WorkerProgress.parse(ProgressDocuments.healthy("shop/paid-orders", 0))),
+                worker(1, WorkerProgress.parse(ProgressDocuments.healthy("shop/paid-orders", 1)))), T0);
     }
 
     private static StatusProjection.Worker worker(int index, WorkerProgress progress) {

@@ -1,0 +1,88 @@
+package io.oncestream.operator.status;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.oncestream.engine.checkpoint.TopicPartitionKey;
+
+/**
+ * The job's lag from its workers' reports: per partition, the owner's own figure when the owner
+ * reports (its committed offset is its checkpoint's), else the freshest figure another worker
+ * read from the job's consumer group (so the partitions of a worker that is gone keep their lag,
+ * and it grows). Workers of a build without the lag probe count as before: the latest offset of
+ * their last plan minus their committed offset, with no age.
+ */
+final class JobLag {
+
+    /** One partition's lag as chosen. */
+    record Figure(long committed, long records, long ageMs, boolean exact, Instant observedAt) {
+    }
+
+    private final Map<String, Figure> chosen = new TreeMap<>();
+
+    JobLag(List<WorkerProgress> reports) {
+        for (WorkerProgress p : reports) {
+            if (p.lag() == null || p.lag().partitions() == null) {
+                continue;
+            }
+            Instant at = Instant.parse(p.lag().observedAt());
+            p.lag().partitions().forEach((key, l) -> {
+                Figure candidate = new Figure(l.committed(), l.records(), l.ageMs(), l.exact(), at);
+                Figure before = chosen.get(key);
+                if (before == null || (candidate.exact() && !before.exact())
+                        || (candidate.exact() == before.exact() && candidate.observedAt().isAfter(before.observedAt()))) {
+                    chosen.put(key, candidate);
+                }
+            });
+        }
+        for (WorkerProgress p : reports) {
+            if (p.partitions() == null) {
+                continue;
+            }
+            p.partitions().forEach((key, part) -> chosen.putIfAbsent(key,
+                    new Figure(part.committed(), Math.max(0, part.latest() - part.committed()), 0, true, null)));
+        }
+    }
+
+    boolean isEmpty() {
+        return chosen.isEmpty();
+    }
+
+    long records() {
+        return chosen.values().stream().mapToLong(Figure::records).sum();
+    }
+
+    /** Age of the oldest record not committed, in whole seconds. */
+    long seconds() {
+        return chosen.values().stream().mapToLong(Figure::ageMs).max().orElse(0) / 1000;
+    }
+
+    /** When the oldest figure used was read from Kafka, or null if none came from a probe. */
+    String observedAt() {
+        return chosen.values().stream().map(Figure::observedAt).filter(java.util.Objects::nonNull).min(Instant::compareTo)
+                .map(Instant::toString).orElse(null);
+    }
+
+    /** topic → partition → records behind. */
+    Map<String, Map<String, Long>> byPartition() {
+        Map<String, Map<String, Long>> out = new TreeMap<>();
+        chosen.forEach((key, f) -> {
+            TopicPartitionKey tp = TopicPartitionKey.parse(key);
+            out.computeIfAbsent(tp.topic(), t -> new TreeMap<>()).put(String.valueOf(tp.partition()), f.records());
+        });
+        return out;
+    }
+
+    /** Committed offsets of the partitions no reporting worker owns, as the job's consumer group has them. */
+    Map<String, Long> fromGroup() {
+        Map<String, Long> out = new TreeMap<>();
+        chosen.forEach((key, f) -> {
+            if (!f.exact()) {
+                out.put(key, f.committed());
+            }
+        });
+        return out;
+    }
+}
