@@ -41,9 +41,6 @@ public class StreamJobStatus {
     @JsonPropertyDescription("Records not committed yet per topic and partition.")
     public Map<String, Map<String, Long>> partitionLag;
 
-    @JsonPropertyDescription("When the oldest of the lag figures above was read from Kafka (RFC 3339).")
-    public String lagObservedAt;
-
     @JsonPropertyDescription("Throughput, averaged over the last windowSeconds of wall-clock time.")
     public Rates rates;
 

@@ -39,6 +39,17 @@ public final class ProgressTracker {
     private final RateWindow writtenRate = new RateWindow(RATE_WINDOW_MS);
     private final RateWindow incomingRate = new RateWindow(RATE_WINDOW_MS);
 
+    private final Histogram batchSeconds = new Histogram(Histogram.BATCH_SECONDS);
+    private final Histogram writeSeconds = new Histogram(Histogram.BATCH_SECONDS);
+    private long replays;
+
+    /**
+     * Durations for {@code /metrics}: each committed batch's, plan to commit, and its writes',
+     * first row sent to last acknowledged; and how many batches were replays of an open batch.
+     */
+    public record Timings(Histogram.Snapshot batchSeconds, Histogram.Snapshot writeSeconds, long replays) {
+    }
+
     /** The wall-clock window of the reported rates. */
     public static final long RATE_WINDOW_MS = 60_000;
 
@@ -97,6 +108,17 @@ public final class ProgressTracker {
         lostRecords += lost;
         batches++;
         lastBatch = figures;
+        if (figures.replayed()) {
+            replays++;
+        }
+        Long total = figures.durationsMs() == null ? null : figures.durationsMs().get("total");
+        Long writing = figures.durationsMs() == null ? null : figures.durationsMs().get("writing");
+        if (total != null) {
+            batchSeconds.observe(total / 1000.0);
+        }
+        if (writing != null) {
+            writeSeconds.observe(writing / 1000.0);
+        }
         long now = System.currentTimeMillis();
         readRate.sample(now, read);
         writtenRate.sample(now, written);
@@ -157,6 +179,10 @@ public final class ProgressTracker {
 
     public synchronized void error(String message) {
         lastError = message;
+    }
+
+    public synchronized Timings timings() {
+        return new Timings(batchSeconds.snapshot(), writeSeconds.snapshot(), replays);
     }
 
     public synchronized Progress snapshot() {

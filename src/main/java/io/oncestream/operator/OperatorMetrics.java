@@ -1,8 +1,16 @@
 package io.oncestream.operator;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
+import java.util.function.ToDoubleFunction;
 
 import jakarta.inject.Singleton;
 
@@ -10,15 +18,23 @@ import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 
+import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
+import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.operator.progress.WorkerPods;
 import io.oncestream.operator.status.StatusProjection;
 
 /**
- * The operator's own Prometheus metrics on {@code /q/metrics}: reconciliations, status
- * patches, progress polls and StreamJobs per phase.
+ * The operator's Prometheus metrics on {@code /q/metrics}: its own (reconciliations and their
+ * duration and failures, status patches, progress polls, StreamJobs per phase) and each job's
+ * as its status says it ({@code oncestream_job_*{job_id="namespace/name"}}: lag, rates, phase,
+ * sink and source, workers, worker restarts), the signals to alert on or to drive an
+ * autoscaler with. docs/metrics.md lists them all.
  */
 @Singleton
 public class OperatorMetrics {
@@ -31,6 +47,18 @@ public class OperatorMetrics {
     private final AtomicReference<IndexedResourceCache<StreamJob>> jobs = new AtomicReference<>();
     private final AtomicReference<IntSupplier> reconciledJobs = new AtomicReference<>(() -> 0);
     private final AtomicReference<IntSupplier> polledJobs = new AtomicReference<>(() -> 0);
+    private final Counter reconcileErrors;
+    private final Timer reconcileDuration;
+    /** Per job ({@code namespace/name}): its last projected status and its worker containers' restarts. */
+    private final Map<String, JobFigures> jobFigures = new ConcurrentHashMap<>();
+    private final List<JobGauge> jobGauges = new ArrayList<>();
+    private final MultiGauge jobPhase;
+
+    private record JobFigures(StreamJobStatus status, long restarts) {
+    }
+
+    private record JobGauge(MultiGauge gauge, ToDoubleFunction<JobFigures> value) {
+    }
 
     public OperatorMetrics(MeterRegistry registry) {
         reconciliations = Counter.builder("oncestream_operator_reconciliations").description("StreamJob reconciliations run")
@@ -53,6 +81,107 @@ public class OperatorMetrics {
             Gauge.builder("oncestream_operator_streamjobs", jobs, cache -> count(cache.get(), phase))
                     .tag("phase", phase.name()).description("StreamJobs by phase (from the operator's cache)").register(registry);
         }
+        reconcileErrors = Counter.builder("oncestream_operator_reconcile_errors")
+                .description("Reconciliations that failed (the API server refused a write, say); each is retried").register(registry);
+        reconcileDuration = Timer.builder("oncestream_operator_reconcile_duration").description("Time one reconciliation takes")
+                .serviceLevelObjectives(Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+                        Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5))
+                .register(registry);
+        jobGauge(registry, "oncestream_job_lag_records", "Records in Kafka the job has not committed yet (status.lag)", "records",
+                f -> number(f.status().lag));
+        jobGauge(registry, "oncestream_job_lag_seconds", "Age of the oldest record the job has not committed (status.lagSeconds)",
+                "seconds", f -> number(f.status().lagSeconds));
+        jobGauge(registry, "oncestream_job_incoming_records_per_second", "Records arriving in the job's topics per second,"
+                + " over the last minute", null, f -> f.status().rates == null ? Double.NaN : number(f.status().rates.incomingRecordsPerSecond));
+        jobGauge(registry, "oncestream_job_input_records_per_second", "Records the job reads per second, over the last minute",
+                null, f -> f.status().rates == null ? Double.NaN : number(f.status().rates.inputRecordsPerSecond));
+        jobGauge(registry, "oncestream_job_sink_available", "1 while Cassandra acknowledges the job's writes, 0 while they"
+                + " fail (absent before a worker reported)", null, f -> condition(f.status(), ConditionType.SinkAvailable));
+        jobGauge(registry, "oncestream_job_source_available", "1 while Kafka answers the job's workers, 0 while it does not",
+                null, f -> condition(f.status(), ConditionType.SourceAvailable));
+        jobGauge(registry, "oncestream_job_workers", "Workers of the job's current shape (status.replicas)", null,
+                f -> number(f.status().replicas));
+        jobGauge(registry, "oncestream_job_workers_ready", "Worker pods of the job that are ready", null,
+                f -> f.status().workers == null ? 0 : f.status().workers.stream().filter(w -> Boolean.TRUE.equals(w.ready)).count());
+        jobGauge(registry, "oncestream_job_worker_restarts", "Container restarts of the job's current worker pods (goes down"
+                + " when a pod is replaced)", null, f -> f.restarts());
+        jobPhase = MultiGauge.builder("oncestream_job_phase").description("1 for the job's current phase, 0 for the others")
+                .register(registry);
+        ScheduledExecutorService pruner = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "job-metrics-prune");
+            t.setDaemon(true);
+            return t;
+        });
+        pruner.scheduleWithFixedDelay(this::pruneDeletedJobs, 30, 30, TimeUnit.SECONDS);
+    }
+
+    private void jobGauge(MeterRegistry registry, String name, String help, String unit, ToDoubleFunction<JobFigures> value) {
+        MultiGauge.Builder builder = MultiGauge.builder(name).description(help);
+        jobGauges.add(new JobGauge((unit == null ? builder : builder.baseUnit(unit)).register(registry), value));
+    }
+
+    private static double number(Number n) {
+        return n == null ? Double.NaN : n.doubleValue();
+    }
+
+    private static double condition(StreamJobStatus status, ConditionType type) {
+        String value = status.condition(type).map(c -> c.status).orElse("Unknown");
+        return "True".equals(value) ? 1 : "False".equals(value) ? 0 : Double.NaN;
+    }
+
+    /** After a reconcile: the job's status as projected and its worker containers' restarts. */
+    void job(String jobId, StreamJobStatus status, long restarts) {
+        boolean added = jobFigures.put(jobId, new JobFigures(status, restarts)) == null;
+        if (added) {
+            registerJobRows();
+        }
+    }
+
+    /** Drops the series of jobs that were deleted (the SDK does not reconcile a deleted job). */
+    private void pruneDeletedJobs() {
+        IndexedResourceCache<StreamJob> cache = jobs.get();
+        if (cache == null) {
+            return;
+        }
+        java.util.Set<String> existing = cache.list().map(j -> io.oncestream.api.StreamJobResources.jobId(
+                j.getMetadata().getNamespace(), j.getMetadata().getName())).collect(java.util.stream.Collectors.toSet());
+        if (jobFigures.keySet().retainAll(existing)) {
+            registerJobRows();
+        }
+    }
+
+    private synchronized void registerJobRows() {
+        List<String> ids = new ArrayList<>(jobFigures.keySet());
+        for (JobGauge g : jobGauges) {
+            g.gauge().register(ids.stream().map(id -> MultiGauge.Row.of(Tags.of("job_id", id), jobFigures,
+                    (Map<String, JobFigures> m) -> {
+                        JobFigures f = m.get(id);
+                        return f == null ? Double.NaN : g.value().applyAsDouble(f);
+                    })).collect(java.util.stream.Collectors.toList()), true);
+        }
+        List<MultiGauge.Row<?>> phases = new ArrayList<>();
+        for (String id : ids) {
+            for (Phase phase : Phase.values()) {
+                phases.add(MultiGauge.Row.of(Tags.of("job_id", id, "phase", phase.name()), jobFigures, (Map<String, JobFigures> m) -> {
+                    JobFigures f = m.get(id);
+                    return f == null ? Double.NaN : f.status().phase == phase ? 1 : 0;
+                }));
+            }
+        }
+        jobPhase.register(phases, true);
+    }
+
+    /** Times one reconciliation. */
+    Timer.Sample startReconcile() {
+        return Timer.start();
+    }
+
+    void reconcileDone(Timer.Sample sample) {
+        sample.stop(reconcileDuration);
+    }
+
+    void reconcileFailed() {
+        reconcileErrors.increment();
     }
 
     private static double count(IndexedResourceCache<StreamJob> cache, Phase phase) {

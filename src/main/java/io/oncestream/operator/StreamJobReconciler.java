@@ -140,6 +140,15 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
      */
     @Override
     public UpdateControl<StreamJob> reconcile(StreamJob job, Context<StreamJob> context) {
+        io.micrometer.core.instrument.Timer.Sample timing = metrics.startReconcile();
+        try {
+            return reconcileTimed(job, context);
+        } finally {
+            metrics.reconcileDone(timing);
+        }
+    }
+
+    private UpdateControl<StreamJob> reconcileTimed(StreamJob job, Context<StreamJob> context) {
         metrics.watch(context.getPrimaryCache());
         CheckedSpecs.Checked spec = checkSpec(job, context);
         Applied applied = applied(job, context);
@@ -185,6 +194,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         rememberSeals(job, applied, polled);
         StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, polled.workers(),
                 Instant.now().truncatedTo(ChronoUnit.SECONDS), epoch, rescale);
+        metrics.job(jobId(job), projected, workerRestarts(context));
         UpdateControl<StreamJob> control = patchIfChanged(job, projected, refusal != null);
         if (apply && projected.phase == StreamJobStatus.Phase.Completed) {
             // Drained (availableNow): the workers' answers will not change again, so no poll
@@ -236,6 +246,14 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         return new Polled(expected, workers, expected.stream().anyMatch(e -> e.pollAddress() != null));
     }
 
+    /** Container restarts of the job's worker pods as the cache has them. */
+    private static long workerRestarts(Context<StreamJob> context) {
+        return context.getSecondaryResources(Pod.class).stream()
+                .filter(p -> p.getStatus() != null && p.getStatus().getContainerStatuses() != null)
+                .flatMap(p -> p.getStatus().getContainerStatuses().stream())
+                .mapToLong(c -> c.getRestartCount() == null ? 0 : c.getRestartCount()).sum();
+    }
+
     private static String jobId(StreamJob job) {
         return StreamJobResources.jobId(job.getMetadata().getNamespace(), job.getMetadata().getName());
     }
@@ -262,6 +280,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
      */
     @Override
     public ErrorStatusUpdateControl<StreamJob> updateErrorStatus(StreamJob job, Context<StreamJob> context, Exception e) {
+        metrics.reconcileFailed();
         String failure = ReconcileFailures.describe(e);
         String name = job.getMetadata().getName();
         LOG.warnf("%s/%s: reconcile failed: %s", job.getMetadata().getNamespace(), name, failure);

@@ -16,6 +16,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
 import io.oncestream.engine.Progress;
+import io.oncestream.engine.ProgressTracker;
 
 /**
  * The worker's HTTP endpoints: {@code GET /progress} (JSON {@link Progress}), {@code /metrics}
@@ -33,8 +34,8 @@ final class WorkerHttpServer implements AutoCloseable {
     record BarrierAnswer(int status, String message) {
     }
 
-    WorkerHttpServer(String host, int port, Supplier<Progress> progress, BooleanSupplier ready,
-            IntFunction<BarrierAnswer> barrier) throws IOException {
+    WorkerHttpServer(String host, int port, Supplier<Progress> progress, Supplier<ProgressTracker.Timings> timings,
+            BooleanSupplier ready, IntFunction<BarrierAnswer> barrier) throws IOException {
         server = HttpServer.create(new InetSocketAddress(host, port), 16);
         server.setExecutor(Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "worker-http");
@@ -43,7 +44,7 @@ final class WorkerHttpServer implements AutoCloseable {
         }));
         server.createContext("/progress", ex -> respond(ex, 200, "application/json", JSON.writeValueAsString(progress.get())));
         server.createContext("/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4",
-                PrometheusMetrics.render(progress.get())));
+                PrometheusMetrics.render(progress.get(), timings.get())));
         server.createContext("/healthz/live", ex -> respond(ex, 200, "text/plain", "ok\n"));
         server.createContext("/healthz/ready", ex -> {
             boolean ok = ready.getAsBoolean();

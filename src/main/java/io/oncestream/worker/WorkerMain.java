@@ -81,7 +81,7 @@ public final class WorkerMain {
             }
         }, "worker-shutdown"));
         try (LagWatch lag = LagWatch.start(config, options.workerIndex(), progress, options.lagInterval());
-                WorkerHttpServer http = new WorkerHttpServer(options.httpHost(), options.httpPort(), progress::snapshot,
+                WorkerHttpServer http = new WorkerHttpServer(options.httpHost(), options.httpPort(), progress::snapshot, progress::timings,
                 () -> progress.state().working(), requested -> requestBarrier(barrier, epoch, requested))) {
             LOG.log(Level.INFO, "worker " + options.workerIndex() + " of job " + config.jobId()
                     + " serving http on " + options.httpHost() + ":" + http.port());

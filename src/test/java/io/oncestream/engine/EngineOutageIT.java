@@ -81,7 +81,9 @@ class EngineOutageIT {
             assertThat(worker.get("/healthz/ready").statusCode()).isEqualTo(200);
             String metrics = worker.get("/metrics").body();
             assertThat(metrics).contains("oncestream_records_read_total{job_id=\"it/source-restart\",worker=\"0\"} 2000")
-                    .contains("oncestream_sink_available{job_id=\"it/source-restart\",worker=\"0\"} 1");
+                    .contains("oncestream_sink_available{job_id=\"it/source-restart\",worker=\"0\"} 1")
+                    .contains("oncestream_batch_duration_seconds_count{job_id=\"it/source-restart\",worker=\"0\"} ");
+            io.oncestream.testing.MetricsDoc.check("worker", metrics);
             // SIGTERM: the worker stops at a safe point, well within a pod's grace period.
             assertThat(worker.terminate(Duration.ofSeconds(30))).as("exit code after SIGTERM (128 + 15)").isEqualTo(143);
             assertThat(worker.log()).contains("worker finished: STOPPED");

@@ -176,6 +176,9 @@ class OperatorSpecIT extends OperatorITBase {
                 .isGreaterThanOrEqualTo(jobs).isPositive();
         assertThat(metric(metrics, "oncestream_operator_polled_streamjobs")).isBetween(0.0,
                 metric(metrics, "oncestream_operator_streamjobs_reconciled"));
+        assertThat(metric(metrics, "oncestream_operator_reconcile_duration_seconds_count")).isPositive();
+        assertThat(metrics).as("a job's own series").contains("oncestream_job_phase{job_id=\"");
+        io.oncestream.testing.MetricsDoc.check("operator", metrics);
     }
 
     /**

@@ -88,6 +88,7 @@ public final class CachedObjects {
     static ContainerStatus containerStatus(ContainerStatus container) {
         ContainerStatus kept = new ContainerStatus();
         kept.setName(container.getName());
+        kept.setRestartCount(container.getRestartCount()); // for oncestream_job_worker_restarts
         ContainerStateWaiting waiting = container.getState() == null ? null : container.getState().getWaiting();
         if (waiting != null) {
             kept.setState(new ContainerStateBuilder().withNewWaiting().withReason(waiting.getReason())

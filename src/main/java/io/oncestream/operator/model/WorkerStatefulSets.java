@@ -110,6 +110,10 @@ public final class WorkerStatefulSets {
                 .withNewMetadata()
                 .withLabels(StreamJobResources.labels(name))
                 .addToAnnotations(StreamJobResources.CONFIG_HASH_ANNOTATION, configHash)
+                // The convention a Prometheus with Kubernetes pod discovery scrapes by (docs/metrics.md).
+                .addToAnnotations("prometheus.io/scrape", "true")
+                .addToAnnotations("prometheus.io/port", String.valueOf(StreamJobResources.WORKER_HTTP_PORT))
+                .addToAnnotations("prometheus.io/path", "/metrics")
                 .endMetadata()
                 .withNewSpec()
                 .withNodeSelector(spec.worker == null ? null : spec.worker.nodeSelector)

@@ -59,12 +59,6 @@ final class JobLag {
         return chosen.values().stream().mapToLong(Figure::ageMs).max().orElse(0) / 1000;
     }
 
-    /** When the oldest figure used was read from Kafka, or null if none came from a probe. */
-    String observedAt() {
-        return chosen.values().stream().map(Figure::observedAt).filter(java.util.Objects::nonNull).min(Instant::compareTo)
-                .map(Instant::toString).orElse(null);
-    }
-
     /** topic → partition → records behind. */
     Map<String, Map<String, Long>> byPartition() {
         Map<String, Map<String, Long>> out = new TreeMap<>();

@@ -235,7 +235,6 @@ public final class StatusProjection {
             s.lag = jobLag.records();
             s.lagSeconds = jobLag.seconds();
             s.partitionLag = jobLag.byPartition();
-            s.lagObservedAt = jobLag.observedAt();
         }
         // Totals are the job's (from the checkpoints): while a worker has not read its checkpoint
         // yet, the last complete figures stand.

@@ -47,9 +47,23 @@ public record WorkerProgress(
     public record LastBatch(double inputRecordsPerSecond, double writtenRowsPerSecond) {
     }
 
-    /** The job's lag as the worker's probe saw it (absent from workers older than the probe). */
+    /**
+     * The job's lag as the worker's probe saw it (absent from workers older than the probe).
+     * Two reports with the same figures are equal whenever they were read: an idle job's answers
+     * stay the same from poll to poll, so it is not reconciled for nothing (ProgressWatch).
+     */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record LagReport(String observedAt, Map<String, PartitionLag> partitions) {
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof LagReport r && java.util.Objects.equals(partitions, r.partitions);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hashCode(partitions);
+        }
     }
 
     /** One partition's lag; {@code exact} when the worker owns it (committed offset from its checkpoint). */
@@ -57,10 +71,24 @@ public record WorkerProgress(
     public record PartitionLag(long committed, long latest, long records, long ageMs, boolean exact) {
     }
 
-    /** Rates over the last {@code windowSeconds}; a rate is null until a second has passed. */
+    /**
+     * Rates over the last {@code windowSeconds}; a rate is null until a second has passed. Kept
+     * to a tenth (the status shows whole numbers), so that a rate that has not changed does not
+     * make an answer differ.
+     */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Rates(int windowSeconds, Double inputRecordsPerSecond, Double writtenRowsPerSecond,
             Double incomingRecordsPerSecond) {
+
+        public Rates {
+            inputRecordsPerSecond = tenth(inputRecordsPerSecond);
+            writtenRowsPerSecond = tenth(writtenRowsPerSecond);
+            incomingRecordsPerSecond = tenth(incomingRecordsPerSecond);
+        }
+
+        private static Double tenth(Double v) {
+            return v == null ? null : Math.round(v * 10) / 10.0;
+        }
     }
 
     /** Parses the JSON a worker served; an {@link IllegalArgumentException} says what is wrong with it. */

@@ -98,7 +98,7 @@ class CachedObjectsTest {
         }
     }
 
-    /** Why a worker's container does not run survives the cache, and nothing of a running one is kept. */
+    /** Why a worker's container does not run survives the cache, and of a running one only its name and restart count. */
     @Test
     void aCachedPodTellsWhyItsContainerWaitsAsTheWholePod() {
         Pod running = pod("Running", "198.18.1.7", "True", false);
@@ -106,7 +106,7 @@ class CachedObjectsTest {
         Pod keptRunning = CachedObjects.pod(Serialization.clone(running));
         assertThat(WorkerPods.containerProblem(keptRunning)).isNull();
         assertThat(keptRunning.getStatus().getContainerStatuses()).singleElement()
-                .satisfies(c -> assertThat(Serialization.asJson(c)).isEqualTo("{\"name\":\"worker\"}"));
+                .satisfies(c -> assertThat(Serialization.asJson(c)).isEqualTo("{\"name\":\"worker\",\"restartCount\":2}"));
 
         String log = "x".repeat(3000) + "\nUnrecognized VM option 'NoSuchOption'\nError: Could not create the Java Virtual Machine.\n";
         // waiting reason, its message, what the status says before the end of the last exit's message ("" for nothing)

@@ -290,7 +290,6 @@ class StatusProjectionTest {
         assertThat(s(gone.partitionLag)).isEqualTo("{orders={0=600, 1=550}}");
         assertThat(gone.lag).as("the planned latest (300) is stale; the probe's 900 counts").isEqualTo(1150L);
         assertThat(gone.lagSeconds).isEqualTo(61L);
-        assertThat(gone.lagObservedAt).isEqualTo("2026-12-02T10:00:04Z");
         assertThat(gone.committedOffsets).as("worker 1's partition from the group").isEqualTo(
                 Map.of("orders", Map.of("0", 300L, "1", 250L)));
 
@@ -307,8 +306,25 @@ class StatusProjectionTest {
         StreamJobStatus both = StatusProjection.project(job, growing, null, List.of(worker(0, later), worker(1, w1)), T1);
         assertThat(s(both.partitionLag)).isEqualTo("{orders={0=1100, 1=0}}");
         assertThat(both.lagSeconds).isEqualTo(47L);
-        assertThat(both.lagObservedAt).as("the oldest figure used").isEqualTo("2026-12-02T10:00:08Z");
         assertThat(both.committedOffsets).isEqualTo(Map.of("orders", Map.of("0", 300L, "1", 1300L)));
+    }
+
+    /**
+     * An idle worker's answers are equal from poll to poll although its probe read the lag again
+     * in between: the operator does not reconcile an idle job for nothing (ProgressWatch
+     * compares answers). A lag that moved is a different answer.
+     */
+    @Test
+    void anIdleWorkersAnswersStayEqualWhenOnlyTheProbesTimeMoves() {
+        Map<String, long[]> own = Map.of("orders-0", new long[] {300, 300});
+        WorkerProgress a = ProgressDocuments.withLag(0, EngineState.IDLE, 4, own, "2026-12-02T10:00:04Z",
+                Map.of("orders-0", new long[] {300, 300, 0, 1}));
+        WorkerProgress b = ProgressDocuments.withLag(0, EngineState.IDLE, 4, own, "2026-12-02T10:00:09Z",
+                Map.of("orders-0", new long[] {300, 300, 0, 1}));
+        WorkerProgress moved = ProgressDocuments.withLag(0, EngineState.IDLE, 4, own, "2026-12-02T10:00:09Z",
+                Map.of("orders-0", new long[] {300, 301, 5, 1}));
+        assertThat(a).isEqualTo(b);
+        assertThat(a).isNotEqualTo(moved);
     }
 
     /**
