@@ -35,6 +35,8 @@ gcc:gcc
 /usr/lib/x86_64-linux-gnu/libc.a:libc6-dev
 lua5.4:lua5.4
 spin:spin
+prometheus:prometheus
+promtool:prometheus
 '
 
 present() {

@@ -143,6 +143,13 @@ class HelmChartIT {
         assertThat(Files.readString(REPO.resolve("deploy/operator/operator.yaml")))
                 .as("deploy/operator/operator.yaml is out of date: run deploy/operator/render.sh")
                 .isEqualTo(Files.readString(rendered));
+        Path alerts = REPO.resolve("target/oncestream-alerts.yaml");
+        Command.Result renderAlerts = Command.of("bash", REPO.resolve("deploy/monitoring/render.sh").toString(), alerts.toString())
+                .run(java.time.Duration.ofMinutes(2));
+        assertThat(renderAlerts.exitCode()).as(renderAlerts.stderr()).isZero();
+        assertThat(Files.readString(REPO.resolve("deploy/monitoring/oncestream-alerts.yaml")))
+                .as("deploy/monitoring/oncestream-alerts.yaml is out of date: run deploy/monitoring/render.sh")
+                .isEqualTo(Files.readString(alerts));
         List<JsonNode> objects = objects(Files.readString(rendered));
         assertThat(kinds(objects)).containsExactlyInAnyOrder("Namespace", "CustomResourceDefinition", "ServiceAccount",
                 "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Service", "Deployment");
