@@ -114,6 +114,7 @@ teardown() {
   kubectl_ delete -f "$ONCESTREAM_REPO/deploy/examples/paid-orders.yaml" --wait=false >/dev/null 2>&1 || true
   stop_pid "$data/producer.pid" "producer" 10
   stop_pid "$data/operator.pid" "operator" 20
+  "$here/prometheus.sh" stop || true
   "$here/node.sh" stop || true
   "$here/kube.sh" stop || true
   "$here/cassandra.sh" stop || true
@@ -141,6 +142,8 @@ start() {
   "$here/kube.sh" start
   "$here/node.sh" start
   start_operator
+  PROMETHEUS_OPERATOR_TARGET=127.0.0.1:8080 PROMETHEUS_RULES="$ONCESTREAM_REPO/deploy/monitoring/oncestream-alerts.yaml" \
+    "$here/prometheus.sh" start
   start_producer
   local up=$((SECONDS - t0))
   say "stack up after ${up} s; applying deploy/examples/paid-orders.yaml"
@@ -174,6 +177,9 @@ Try, in another terminal (as root):
                                                       # the job goes Degraded, then Running, nothing lost
   deploy/local/demo.sh kubectl describe sj paid-orders    # conditions and events
   deploy/local/demo.sh restart operator               # the operator alone; the workers keep going
+Prometheus (scraping the operator and the workers, alert rules of docs/monitoring.md loaded):
+  http://$STACK_IP:9090 from this machine, e.g. the seconds the job is behind:
+  curl -s 'http://$STACK_IP:9090/api/v1/query?query=oncestream_job_lag_seconds'
 or use kubectl directly: export KUBECONFIG=$kc PATH=$bin:\$PATH
 Stop everything with Ctrl-C here, or: deploy/local/demo.sh stop
 

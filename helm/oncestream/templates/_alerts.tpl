@@ -19,7 +19,9 @@ groups:
           description: "The oldest record the job has not committed is older than {{ $r.lagSeconds }} s and has been for {{ $r.lagFor }}: the job does not keep up with its topics."
           runbook_url: "{{ $r.runbookUrl }}#oncestreamjoblagging"
       - alert: OncestreamLagGrowingWhileSinkDown
-        expr: (max by (job_id) (oncestream_job_sink_available) == 0) and (max by (job_id) (delta(oncestream_job_lag_records[5m])) > 0)
+        # Growing: above its lowest of the last 5 minutes (min_over_time skips the NaN a job has
+        # before its first report, where delta() would be NaN).
+        expr: (max by (job_id) (oncestream_job_sink_available) == 0) and (max by (job_id) (oncestream_job_lag_records) > max by (job_id) (min_over_time(oncestream_job_lag_records[5m])))
         for: {{ $r.unavailableFor }}
         labels:
           severity: critical
