@@ -47,6 +47,7 @@ public class OperatorMetrics {
     private final AtomicReference<IndexedResourceCache<StreamJob>> jobs = new AtomicReference<>();
     private final AtomicReference<IntSupplier> reconciledJobs = new AtomicReference<>(() -> 0);
     private final AtomicReference<IntSupplier> polledJobs = new AtomicReference<>(() -> 0);
+    private final AtomicReference<IntSupplier> pendingJobs = new AtomicReference<>(() -> 0);
     private final Counter reconcileErrors;
     private final Timer reconcileDuration;
     /** Per job ({@code namespace/name}): its last projected status and its worker containers' restarts. */
@@ -76,6 +77,9 @@ public class OperatorMetrics {
                 .register(registry);
         Gauge.builder("oncestream_operator_polled_streamjobs", polledJobs, r -> r.get().getAsInt())
                 .description("StreamJobs whose workers are polled every poll interval (some worker pod has an address)")
+                .register(registry);
+        Gauge.builder("oncestream_operator_pending_reconciles", pendingJobs, r -> r.get().getAsInt())
+                .description("StreamJobs whose workers' answers changed and whose reconcile has not run yet (the backlog)")
                 .register(registry);
         for (Phase phase : Phase.values()) {
             Gauge.builder("oncestream_operator_streamjobs", jobs, cache -> count(cache.get(), phase))
@@ -201,6 +205,11 @@ public class OperatorMetrics {
     /** The number of jobs whose workers are polled, which the gauge reports. */
     void countPolledJobs(IntSupplier count) {
         polledJobs.set(count);
+    }
+
+    /** The number of jobs waiting for a reconcile their workers' changed answers asked for. */
+    void countPendingJobs(IntSupplier count) {
+        pendingJobs.set(count);
     }
 
     void reconciled(boolean patched, boolean refused) {

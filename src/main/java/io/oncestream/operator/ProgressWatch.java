@@ -40,6 +40,8 @@ final class ProgressWatch implements AutoCloseable {
     }
 
     private final Map<ResourceID, Watched> watched = new ConcurrentHashMap<>();
+    /** Jobs whose answers changed and whose reconcile has not run yet: the operator's backlog. */
+    private final java.util.Set<ResourceID> pending = ConcurrentHashMap.newKeySet();
     private final AtomicReference<IndexedResourceCache<StreamJob>> jobs = new AtomicReference<>();
     private final ProgressPoller poller;
     private final OperatorMetrics metrics;
@@ -70,6 +72,7 @@ final class ProgressWatch implements AutoCloseable {
     void polled(ResourceID job, String jobId, List<WorkerPods.Expected> expected, List<StatusProjection.Worker> answers,
             boolean anyAddress, IndexedResourceCache<StreamJob> cache) {
         jobs.compareAndSet(null, cache);
+        pending.remove(job);
         if (anyAddress) {
             watched.put(job, new Watched(jobId, expected, answers));
         } else {
@@ -80,6 +83,12 @@ final class ProgressWatch implements AutoCloseable {
     /** A job that polls nothing (invalid spec, drained, deleted). */
     void forget(ResourceID job) {
         watched.remove(job);
+        pending.remove(job);
+    }
+
+    /** Jobs waiting for the reconcile a change of their workers' answers asked for. */
+    int pendingJobs() {
+        return pending.size();
     }
 
     int watchedJobs() {
@@ -93,6 +102,7 @@ final class ProgressWatch implements AutoCloseable {
                 ResourceID job = entry.getKey();
                 if (cache != null && cache.get(job).isEmpty()) {
                     watched.remove(job); // deleted: its workers go with it
+                    pending.remove(job);
                     continue;
                 }
                 inFlight.acquire();
@@ -106,6 +116,7 @@ final class ProgressWatch implements AutoCloseable {
                     metrics.polled(before.expected(), answers);
                     if (!answers.equals(before.answers())
                             && watched.replace(job, before, new Watched(before.jobId(), before.expected(), answers))) {
+                        pending.add(job);
                         changes.propagateEvent(job);
                     }
                 });

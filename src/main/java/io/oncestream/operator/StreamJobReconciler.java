@@ -102,6 +102,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         this.events = new JobEvents(client);
         metrics.countReconciledJobs(specs::size);
         metrics.countPolledJobs(watch::watchedJobs);
+        metrics.countPendingJobs(watch::pendingJobs);
     }
 
     @Override

@@ -70,8 +70,10 @@ class ProgressWatchTest {
         Awaits.until(Duration.ofSeconds(10), "a reconcile after the worker committed batch 13", () -> !reconciles.isEmpty());
         awaitRequests(requests.get() + 10);
         assertThat(reconciles).as("one change, one reconcile").containsExactly(JOB);
+        assertThat(watch.pendingJobs()).as("asked for, not yet run: the backlog").isEqualTo(1);
 
         watch.polled(JOB, JOB_ID, expected, List.of(), false, null);
+        assertThat(watch.pendingJobs()).as("the reconcile ran").isZero();
         sleep(300); // a round already under way may still ask once
         int after = requests.get();
         sleep(500);
