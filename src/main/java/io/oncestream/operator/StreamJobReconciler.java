@@ -88,6 +88,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     private final Duration pollInterval;
     private final JobEvents events;
     private final OperatorMetrics metrics;
+    private final io.oncestream.operator.progress.OperatorLag operatorLag = new io.oncestream.operator.progress.OperatorLag();
     private final CheckedSpecs specs = new CheckedSpecs(WorkerJobConfigs::from);
 
     public StreamJobReconciler(OperatorConfig config, KubernetesClient client, OperatorMetrics metrics) {
@@ -193,8 +194,9 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             deleteParked(job, applied.savepoint(), polled.workers()); // a pod recreated from the old revision parks: replace it
         }
         rememberSeals(job, applied, polled);
+        WorkerProgress.LagReport operatorLag = operatorLag(job, spec.config(), polled);
         StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, polled.workers(),
-                Instant.now().truncatedTo(ChronoUnit.SECONDS), epoch, rescale);
+                Instant.now().truncatedTo(ChronoUnit.SECONDS), epoch, rescale, operatorLag);
         metrics.job(jobId(job), projected, workerRestarts(context));
         UpdateControl<StreamJob> control = patchIfChanged(job, projected, refusal != null);
         if (apply && projected.phase == StreamJobStatus.Phase.Completed) {
@@ -203,6 +205,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             control.rescheduleAfter(pollInterval);
         } else if (handoff.waiting()) {
             control.rescheduleAfter(BARRIER_POLL); // the barrier is asked for and checked until every worker sealed
+        } else if (operatorLag != null || lagWanted(job, spec.config(), polled)) {
+            control.rescheduleAfter(pollInterval); // no worker answers: the operator's own reading of the lag goes on
         }
         return control;
     }
@@ -245,6 +249,31 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         List<StatusProjection.Worker> workers = poller.poll(jobId(job), expected);
         metrics.polled(expected, workers);
         return new Polled(expected, workers, expected.stream().anyMatch(e -> e.pollAddress() != null));
+    }
+
+    /**
+     * The lag read by the operator itself when no worker of a running job reports one (all gone,
+     * crash-looping, unschedulable), so that it keeps growing in the status; null otherwise.
+     */
+    private WorkerProgress.LagReport operatorLag(StreamJob job, JobConfig config, Polled polled) {
+        if (!lagWanted(job, config, polled)) {
+            return null;
+        }
+        boolean withSecret = job.getSpec().source != null && job.getSpec().source.kafka != null
+                && job.getSpec().source.kafka.secretRef != null;
+        return operatorLag.lag(jobId(job), config.source(), withSecret).map(r -> {
+            long now = System.currentTimeMillis();
+            java.util.Map<String, WorkerProgress.PartitionLag> partitions = new java.util.TreeMap<>();
+            r.partitions().forEach((p, l) -> partitions.put(p,
+                    new WorkerProgress.PartitionLag(l.committed(), l.latest(), l.records(), l.ageMs(now), false)));
+            return new WorkerProgress.LagReport(r.at().toString(), partitions);
+        }).orElse(null);
+    }
+
+    /** A job that should run workers, none of which reports a lag. */
+    private static boolean lagWanted(StreamJob job, JobConfig config, Polled polled) {
+        return config != null && !Boolean.TRUE.equals(job.getSpec().suspend) && !polled.expected().isEmpty()
+                && polled.workers().stream().noneMatch(w -> w.progress() != null && w.progress().lag() != null);
     }
 
     /** Container restarts of the job's worker pods as the cache has them. */

@@ -64,7 +64,17 @@ class PackageBoundariesTest {
                         .and(not(equivalentTo(TopicPartitionKey.class)))
                         // the rescale hand-off's documents, which the operator reads from workers and hands back to them
                         .and(not(equivalentTo(Savepoint.class))).and(not(equivalentTo(CheckpointSeal.class)))
-                        .and(not(equivalentTo(ChainPoint.class))))
+                        .and(not(equivalentTo(ChainPoint.class)))
+                        // the lag a job's probe reads (OperatorLag, below)
+                        .and(not(equivalentTo(io.oncestream.engine.kafka.LagProbe.class)))
+                        .and(not(equivalentTo(io.oncestream.engine.SourceLag.class)))
+                        .and(not(equivalentTo(io.oncestream.engine.SourceException.class))))
+                .check(MAIN);
+        // One exception, in one room: progress reads a job's lag from Kafka itself, with the
+        // worker's own probe, while no worker of the job reports one.
+        noClasses().that().resideInAPackage("io.oncestream.operator..").and().haveNameNotMatching(
+                        java.util.regex.Pattern.quote(io.oncestream.operator.progress.OperatorLag.class.getName()) + "(\\$.*)?")
+                .should().dependOnClassesThat().areAssignableTo(io.oncestream.engine.kafka.LagProbe.class)
                 .check(MAIN);
     }
 
@@ -85,7 +95,8 @@ class PackageBoundariesTest {
      * functions, {@code status} projects what workers report into a status, {@code progress}
      * reads the workers, {@code cache} keeps what the informers hold small. None of them calls
      * the API server or the reconciler (the root package, which wires them); status and model
-     * read no worker; only progress opens connections (to the workers).
+     * read no worker; only progress opens connections (to the workers, and to Kafka for the lag
+     * of a job no worker reports).
      */
     @Test
     void theOperatorsRoomsCallNoApiServerAndDependOnlyDownwards() {

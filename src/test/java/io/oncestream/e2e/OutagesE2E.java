@@ -18,7 +18,8 @@ import io.oncestream.testing.Awaits;
  * The world around a running StreamJob fails while records keep arriving: Cassandra stops for
  * 30 s (the job goes Degraded with SinkAvailable=False and comes back by itself; its lag keeps
  * growing meanwhile, in records and in seconds), Kafka stops for 20 s (Degraded with
- * SourceAvailable=False), and the operator's JVM is killed with SIGKILL in its pod and the
+ * SourceAvailable=False), every worker is gone for a while (the operator reads the lag from
+ * Kafka itself, and it keeps growing), and the operator's JVM is killed with SIGKILL in its pod and the
  * kubelet restarts it (status resumes; it rewrites none of the job's objects). The table ends
  * exactly as the records say.
  */
@@ -26,6 +27,12 @@ class OutagesE2E extends E2ETest {
 
     private static final Duration OUTAGE = Duration.ofSeconds(30);
     private static final Duration KAFKA_OUTAGE = Duration.ofSeconds(40);
+
+    /** No worker answers {@code /progress}: each is Unreachable or has no pod. */
+    private static boolean noWorkerReports(StreamJobStatus s) {
+        return s.workers != null && !s.workers.isEmpty()
+                && s.workers.stream().allMatch(w -> "Unreachable".equals(w.state) || "NoPod".equals(w.state));
+    }
 
     private static E2EJob job;
 
@@ -95,6 +102,26 @@ class OutagesE2E extends E2ETest {
                 s -> s.phase == Phase.Running && s.condition(ConditionType.SourceAvailable).filter(c -> "True".equals(c.status)).isPresent());
 
         try (Producing producing = new Producing(job, 100, Duration.ofMillis(250))) {
+            // Every worker gone: the node cordoned, the worker pods deleted, their successors left
+            // Pending. No worker reports; the operator reads the lag from Kafka itself (from the
+            // group offsets the workers committed), and it keeps growing.
+            String nodeName = kube.admin().nodes().list().getItems().get(0).getMetadata().getName();
+            kube.kubectl(null, "cordon", nodeName).orThrow();
+            try {
+                kube.kubectl(null, "delete", "pod", "-n", job.namespace, "-l", "oncestream.io/job=" + job.name, "--wait=false")
+                        .orThrow();
+                StreamJobStatus gone = job.awaitStatus("no worker reporting, a lag all the same", E2ESettings.WAIT,
+                        s -> noWorkerReports(s) && s.lag != null);
+                Instant goneSeen = Instant.now();
+                StreamJobStatus later = job.awaitStatus("the lag growing while no worker runs", E2ESettings.WAIT,
+                        s -> Instant.now().isAfter(goneSeen.plusSeconds(10)) && noWorkerReports(s) && s.lag != null && s.lag > gone.lag);
+                System.out.printf("[e2e] no worker running: lag %d records / %d s, then %d records / %d s (read by the operator)%n",
+                        gone.lag, gone.lagSeconds, later.lag, later.lagSeconds);
+                assertThat(later.phase).isEqualTo(Phase.Degraded);
+            } finally {
+                kube.kubectl(null, "uncordon", nodeName).orThrow();
+            }
+            job.awaitStatus("Running again after the node took pods", E2ESettings.WAIT, s -> s.phase == Phase.Running);
 
             // The operator dies mid-stream and comes back.
             long batchBefore = job.status().batchId;

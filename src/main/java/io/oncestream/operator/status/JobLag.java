@@ -12,7 +12,8 @@ import io.oncestream.engine.checkpoint.TopicPartitionKey;
  * reports (its committed offset is its checkpoint's), else the freshest figure another worker
  * read from the job's consumer group (so the partitions of a worker that is gone keep their lag,
  * and it grows). Workers of a build without the lag probe count as before: the latest offset of
- * their last plan minus their committed offset, with no age.
+ * their last plan minus their committed offset, with no age. With no worker reporting one, the
+ * operator's own reading counts (from the group, like another worker's).
  */
 final class JobLag {
 
@@ -22,13 +23,17 @@ final class JobLag {
 
     private final Map<String, Figure> chosen = new TreeMap<>();
 
-    JobLag(List<WorkerProgress> reports) {
-        for (WorkerProgress p : reports) {
-            if (p.lag() == null || p.lag().partitions() == null) {
+    /** @param operatorLag what the operator read itself (no worker reports a lag), or null */
+    JobLag(List<WorkerProgress> reports, WorkerProgress.LagReport operatorLag) {
+        List<WorkerProgress.LagReport> lags = new java.util.ArrayList<>();
+        reports.forEach(p -> lags.add(p.lag()));
+        lags.add(operatorLag);
+        for (WorkerProgress.LagReport lag : lags) {
+            if (lag == null || lag.partitions() == null) {
                 continue;
             }
-            Instant at = Instant.parse(p.lag().observedAt());
-            p.lag().partitions().forEach((key, l) -> {
+            Instant at = Instant.parse(lag.observedAt());
+            lag.partitions().forEach((key, l) -> {
                 Figure candidate = new Figure(l.committed(), l.records(), l.ageMs(), l.exact(), at);
                 Figure before = chosen.get(key);
                 if (before == null || (candidate.exact() && !before.exact())

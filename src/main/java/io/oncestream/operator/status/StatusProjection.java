@@ -61,7 +61,16 @@ public final class StatusProjection {
      */
     public static StreamJobStatus project(StreamJob job, StreamJobStatus previous, String configError, String refusal,
             List<Worker> workers, Instant now, Integer epoch, Rescale rescale) {
-        StreamJobStatus s = projectWorkers(job, previous, configError, refusal, workers, now);
+        return project(job, previous, configError, refusal, workers, now, epoch, rescale, null);
+    }
+
+    /**
+     * @param operatorLag the lag the operator read from Kafka itself because no worker reports
+     *                    one (every worker gone), or null; a worker's figure wins where there is one
+     */
+    public static StreamJobStatus project(StreamJob job, StreamJobStatus previous, String configError, String refusal,
+            List<Worker> workers, Instant now, Integer epoch, Rescale rescale, WorkerProgress.LagReport operatorLag) {
+        StreamJobStatus s = projectWorkers(job, previous, configError, refusal, workers, now, operatorLag);
         s.epoch = epoch;
         if (configError == null) {
             s.replicas = workers.size();
@@ -102,7 +111,7 @@ public final class StatusProjection {
     }
 
     private static StreamJobStatus projectWorkers(StreamJob job, StreamJobStatus previous, String configError, String refusal,
-            List<Worker> workers, Instant now) {
+            List<Worker> workers, Instant now, WorkerProgress.LagReport operatorLag) {
         StreamJobStatus s = new StreamJobStatus();
         s.observedGeneration = job.getMetadata().getGeneration();
         List<Condition> before = previous == null ? List.of() : previous.conditions;
@@ -225,7 +234,7 @@ public final class StatusProjection {
         boolean allReporting = !workers.isEmpty() && reporting == workers.size();
         s.workers = statuses;
         s.batchId = allReporting && recovering == 0 ? Long.valueOf(minBatch) : previous == null ? null : previous.batchId;
-        JobLag jobLag = new JobLag(reports);
+        JobLag jobLag = new JobLag(reports, operatorLag);
         jobLag.fromGroup().forEach((key, offset) -> {
             TopicPartitionKey tp = TopicPartitionKey.parse(key);
             committed.computeIfAbsent(tp.topic(), t -> new TreeMap<>()).putIfAbsent(String.valueOf(tp.partition()), offset);
