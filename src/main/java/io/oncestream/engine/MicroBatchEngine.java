@@ -178,7 +178,8 @@ public final class MicroBatchEngine {
                 progress.state(source ? EngineState.WAITING_FOR_SOURCE : EngineState.WAITING_FOR_CHECKPOINT);
                 progress.error(e.getMessage());
                 LOG.log(Level.WARNING, (source ? "Kafka" : "the checkpoint") + " unavailable, retrying in " + backoff + " ms: "
-                        + e.getMessage());
+                        + e.getMessage() + (source ? " (no batch is planned meanwhile and nothing is lost; check the brokers and the"
+                        + " network to them)" : " (no batch is planned meanwhile; free space on the volume or make it writable)"));
                 pause(backoff);
                 backoff = Math.min(backoff * 2, 5000);
                 continue;
@@ -291,7 +292,8 @@ public final class MicroBatchEngine {
             try {
                 source.commitGroupOffsets(ChainPoint.afterBatch(offsets.get(), last.get().value().lastTimestamps()));
             } catch (SourceException e) {
-                LOG.log(Level.WARNING, "cannot bring the consumer group up to the last commit yet: " + e.getMessage());
+                LOG.log(Level.WARNING, "cannot bring the consumer group up to the last commit yet (tried again with the next batch;"
+                        + " only lag tools read the group): " + e.getMessage());
                 return;
             }
         }
@@ -415,7 +417,8 @@ public final class MicroBatchEngine {
                 progress.state(EngineState.WAITING_FOR_SINK);
                 progress.error("Cassandra: " + cause.getMessage());
                 LOG.log(Level.WARNING, "batch " + batchId + ": " + pendingWrites
-                        + " writes failed, retrying: " + cause.getMessage());
+                        + " writes failed, retrying until Cassandra acknowledges them (nothing is committed meanwhile; the lag"
+                        + " grows; check the Cassandra nodes and the network to them): " + cause.getMessage());
             }
 
             @Override
@@ -494,7 +497,8 @@ public final class MicroBatchEngine {
                 progress.state(EngineState.WAITING_FOR_CHECKPOINT);
                 progress.error(e.getMessage());
                 LOG.log(Level.WARNING, "batch " + batchId + " is written but cannot be committed yet, retrying in " + backoff
-                        + " ms: " + e.getMessage());
+                        + " ms (its rows are not written again; free space on the checkpoint volume or make it writable): "
+                        + e.getMessage());
                 pause(backoff);
                 if (stopRequested.getAsBoolean()) {
                     throw new StopRequestedException(); // the batch stays open and is replayed: safe
@@ -521,7 +525,7 @@ public final class MicroBatchEngine {
                         + r.record().offset() + " was refused: " + r.reason(), null);
             }
             LOG.log(Level.WARNING, "batch " + batchId + ": record " + r.record().partitionKey() + " offset "
-                    + r.record().offset() + " is a bad record: " + r.reason());
+                    + r.record().offset() + " is a bad record, written to the dead-letter table with its raw value: " + r.reason());
             letters.add(badRecord(batchId, r.record(), r.reason(), r.timestampMicros()));
         }
         List<RowSink.Refused> again = sink.writeAll(letters, listener);

@@ -110,7 +110,7 @@ final class ProgressWatch implements AutoCloseable {
                 poller.pollAsync(before.jobId(), before.expected()).whenComplete((answers, failure) -> {
                     inFlight.release();
                     if (failure != null) {
-                        LOG.warnf(failure, "polling %s failed", job);
+                        LOG.warnf(failure, "polling the workers of %s failed; the next round asks again", job);
                         return;
                     }
                     metrics.polled(before.expected(), answers);

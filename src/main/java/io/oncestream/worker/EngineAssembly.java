@@ -173,7 +173,8 @@ public final class EngineAssembly implements AutoCloseable {
                 progress.sinkAvailable(false);
                 progress.state(EngineState.WAITING_FOR_SINK);
                 progress.error("Cassandra: " + e.getMessage());
-                LOG.log(Level.WARNING, "Cassandra does not answer yet, retrying: " + e.getMessage());
+                LOG.log(Level.WARNING, "Cassandra does not answer yet, retrying (the worker starts once it does; check"
+                        + " sink.cassandra.contactPoints and the nodes): " + e.getMessage());
             });
             progress.sinkAvailable(true);
             progress.error(null);

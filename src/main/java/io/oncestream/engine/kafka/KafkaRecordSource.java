@@ -251,7 +251,8 @@ public final class KafkaRecordSource implements RecordSource {
             consumer.commitAsync(offsets, (done, error) -> {
                 if (error != null) {
                     LOG.log(Level.WARNING, "cannot commit consumer-group offsets of group '" + config.groupId()
-                            + "': " + error.getMessage());
+                            + "' (the next batch commits them again; the checkpoint, not the group, is what the job goes on from): "
+                            + error.getMessage());
                 }
             });
         } catch (KafkaException e) {
