@@ -70,6 +70,12 @@ public class StreamJobSpec {
             + " from it exactly once (also by kubectl scale streamjob/NAME --replicas=N).")
     public Integer parallelism;
 
+    @JsonPropertyDescription("Lets the operator choose the number of workers from the job's lag (docs/operator.md,"
+            + " Autoscaling): up when the oldest record not committed stays older than targetLagSeconds, down when the"
+            + " workers would keep up with fewer, within [minParallelism, maxParallelism] and the partition count."
+            + " parallelism is then where it starts; a change of it sets the number of workers again.")
+    public Autoscaling autoscaling;
+
     @JsonPropertyDescription("The workers' checkpoint volumes.")
     public Checkpoint checkpoint;
 
@@ -84,6 +90,50 @@ public class StreamJobSpec {
             + "corrupt checkpoint, a write Cassandra refuses). Transient failures (Kafka or Cassandra unreachable, the "
             + "checkpoint volume full or its lock held) are always retried.")
     public RestartPolicy restartPolicy;
+
+    /** The lag-driven autoscaler's bounds and pace. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "self.maxParallelism >= self.minParallelism", message = "maxParallelism must be at least minParallelism")
+    public static class Autoscaling {
+        @Default("1")
+        @Min(1)
+        @Max(256)
+        @JsonPropertyDescription("Fewest workers.")
+        public Integer minParallelism;
+
+        @Required
+        @Min(1)
+        @Max(256)
+        @JsonPropertyDescription("Most workers (never more than the job's partitions).")
+        public Integer maxParallelism;
+
+        @Default("60")
+        @Min(1)
+        @JsonPropertyDescription("Scale up when the oldest record not committed stays older than this (status.lagSeconds).")
+        public Integer targetLagSeconds;
+
+        @Default("70")
+        @Min(10)
+        @Max(100)
+        @JsonPropertyDescription("Percent of the workers' capacity the autoscaler sizes for: workers = ceil(records arriving"
+                + " per second / (capacity per worker x targetUtilizationPercent / 100)).")
+        public Integer targetUtilizationPercent;
+
+        @Default("60")
+        @Min(0)
+        @JsonPropertyDescription("How long the lag must stay above target before the job scales up.")
+        public Integer scaleUpAfterSeconds;
+
+        @Default("300")
+        @Min(0)
+        @JsonPropertyDescription("How long fewer workers must have been enough before the job scales down.")
+        public Integer scaleDownAfterSeconds;
+
+        @Default("300")
+        @Min(0)
+        @JsonPropertyDescription("After a rescale, none other for this long.")
+        public Integer cooldownSeconds;
+    }
 
     /** The source: Kafka. */
     @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -61,6 +61,9 @@ public class StreamJobStatus {
     @JsonPropertyDescription("One entry per worker.")
     public List<WorkerStatus> workers;
 
+    @JsonPropertyDescription("The autoscaler's state and last decision (spec.autoscaling).")
+    public Autoscaler autoscaler;
+
     /** The condition of this type, if the status has one. */
     @JsonIgnore
     public Optional<Condition> condition(ConditionType type) {
@@ -105,6 +108,35 @@ public class StreamJobStatus {
 
         @JsonPropertyDescription("Records written to the dead-letter table.")
         public Long deadLettered;
+    }
+
+    /** The lag-driven autoscaler. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Autoscaler {
+        @JsonPropertyDescription("The number of workers the autoscaler chose: what the job runs with.")
+        public Integer parallelism;
+
+        @JsonPropertyDescription("spec.parallelism when the autoscaler last looked (a change of it sets parallelism again).")
+        public Integer specParallelism;
+
+        @JsonPropertyDescription("Estimated records per second one worker can read (from its batches' speed, batch size and"
+                + " trigger interval).")
+        public Long capacityPerWorker;
+
+        @JsonPropertyDescription("Since when the lag has been above target (RFC 3339), while it is.")
+        public String lagAboveTargetSince;
+
+        @JsonPropertyDescription("Since when fewer workers would have been enough (RFC 3339), while they would.")
+        public String fewerWouldDoSince;
+
+        @JsonPropertyDescription("When the autoscaler last changed the number of workers (RFC 3339).")
+        public String lastScaleTime;
+
+        @JsonPropertyDescription("Rescales the autoscaler started.")
+        public Integer rescales;
+
+        @JsonPropertyDescription("What it decided last, and why.")
+        public String lastDecision;
     }
 
     /** One worker. */

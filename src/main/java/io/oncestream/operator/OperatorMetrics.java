@@ -99,6 +99,9 @@ public class OperatorMetrics {
                 + " over the last minute", null, f -> f.status().rates == null ? Double.NaN : number(f.status().rates.incomingRecordsPerSecond));
         jobGauge(registry, "oncestream_job_input_records_per_second", "Records the job reads per second, over the last minute",
                 null, f -> f.status().rates == null ? Double.NaN : number(f.status().rates.inputRecordsPerSecond));
+        jobGauge(registry, "oncestream_job_batch_records_per_second", "The workers' processing speed: records per second of"
+                + " batch time in their last batches, summed (what the job could read with batches back to back)", null,
+                f -> f.status().rates == null ? Double.NaN : number(f.status().rates.batchRecordsPerSecond));
         jobGauge(registry, "oncestream_job_sink_available", "1 while Cassandra acknowledges the job's writes, 0 while they"
                 + " fail (absent before a worker reported)", null, f -> condition(f.status(), ConditionType.SinkAvailable));
         jobGauge(registry, "oncestream_job_source_available", "1 while Kafka answers the job's workers, 0 while it does not",

@@ -52,6 +52,7 @@ import io.oncestream.operator.model.WorkerSettings;
 import io.oncestream.operator.progress.Barriers;
 import io.oncestream.operator.progress.ProgressPoller;
 import io.oncestream.operator.progress.WorkerPods;
+import io.oncestream.operator.model.Autoscaler;
 import io.oncestream.operator.status.PhaseEvents;
 import io.oncestream.operator.status.ReconcileFailures;
 import io.oncestream.operator.status.StatusChanges;
@@ -154,13 +155,21 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         metrics.watch(context.getPrimaryCache());
         CheckedSpecs.Checked spec = checkSpec(job, context);
         Applied applied = applied(job, context);
-        String refusal = spec.config() == null ? null : refusal(job, spec.config(), applied, context).orElse(null);
-        boolean apply = spec.config() != null && refusal == null;
+        JobConfig config = spec.config();
+        Autoscaler.Decision scaling = null;
+        if (config != null && job.getSpec().autoscaling != null) {
+            // The autoscaler chooses the number of workers; everything else is the spec's.
+            scaling = Autoscaler.decide(job.getSpec(), job.getStatus(),
+                    applied.config() == null ? null : applied.config().parallelism(), config, Instant.now());
+            config = config.withParallelism(scaling.parallelism());
+        }
+        String refusal = config == null ? null : refusal(job, config, applied, context).orElse(null);
+        boolean apply = config != null && refusal == null;
         int replicas;
         Handoff handoff = Handoff.NONE;
         if (apply) {
-            boolean drained = drained(job, spec.config());
-            handoff = handoff(job, spec.config(), applied, context);
+            boolean drained = drained(job, config);
+            handoff = handoff(job, config, applied, context);
             if (handoff.waiting()) {
                 // Stopping at the barrier: the workers keep the configuration they run (started
                 // again if an availableNow job had stopped them: they seal at once).
@@ -194,9 +203,12 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             deleteParked(job, applied.savepoint(), polled.workers()); // a pod recreated from the old revision parks: replace it
         }
         rememberSeals(job, applied, polled);
-        WorkerProgress.LagReport operatorLag = operatorLag(job, spec.config(), polled);
+        WorkerProgress.LagReport operatorLag = operatorLag(job, config, polled);
         StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, polled.workers(),
                 Instant.now().truncatedTo(ChronoUnit.SECONDS), epoch, rescale, operatorLag);
+        if (scaling != null && spec.error() == null) {
+            projected.autoscaler = scaling.state();
+        }
         metrics.job(jobId(job), projected, workerRestarts(context));
         UpdateControl<StreamJob> control = patchIfChanged(job, projected, refusal != null);
         if (apply && projected.phase == StreamJobStatus.Phase.Completed) {
@@ -205,8 +217,10 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             control.rescheduleAfter(pollInterval);
         } else if (handoff.waiting()) {
             control.rescheduleAfter(BARRIER_POLL); // the barrier is asked for and checked until every worker sealed
-        } else if (operatorLag != null || lagWanted(job, spec.config(), polled)) {
-            control.rescheduleAfter(pollInterval); // no worker answers: the operator's own reading of the lag goes on
+        } else if (operatorLag != null || lagWanted(job, config, polled) || (scaling != null && scaling.watching())) {
+            // No worker answers (the operator's own reading of the lag goes on), or an
+            // autoscaler window is open: looked at again without waiting for a change.
+            control.rescheduleAfter(pollInterval);
         }
         return control;
     }

@@ -59,7 +59,7 @@ class StreamJobCrdIT {
 
         String table = kube.kubectl(null, "get", "streamjobs", "-n", namespace).orThrow().stdout();
         assertThat(table.lines().findFirst().orElse("").trim().split("\\s+"))
-                .as("kubectl get streamjobs columns").containsExactly("NAME", "PHASE", "BATCH", "LAG", "RATE", "AGE");
+                .as("kubectl get streamjobs columns").containsExactly("NAME", "PHASE", "BATCH", "LAG", "LAG-SECONDS", "RATE", "AGE");
 
         String explained = kube.kubectl(null, "explain", "streamjob.spec.source.kafka.startingOffsets").orThrow().stdout();
         assertThat(explained).contains("Where a job without a checkpoint starts");

@@ -12,7 +12,8 @@ import io.oncestream.api.StreamJobStatus.Phase;
 
 /**
  * The Kubernetes Events a status change deserves: one when the phase changes, one when the
- * spec stops being accepted (invalid or refused), one when a rescale starts and when it ends. Nothing for an unchanged status, so a
+ * spec stops being accepted (invalid or refused), one when a rescale starts and when it ends,
+ * one when the autoscaler decides one. Nothing for an unchanged status, so a
  * steady job emits no events.
  */
 public final class PhaseEvents {
@@ -41,6 +42,11 @@ public final class PhaseEvents {
             } else if (ConditionReason.RescaleCompleted.name().equals(rescale.reason)) {
                 events.add(new JobEvent("Normal", "RescaleCompleted", rescale.message));
             }
+        }
+        Integer scaledBefore = previous == null || previous.autoscaler == null ? null : previous.autoscaler.rescales;
+        if (projected.autoscaler != null && projected.autoscaler.rescales != null
+                && !projected.autoscaler.rescales.equals(scaledBefore)) {
+            events.add(new JobEvent("Normal", "Autoscaled", projected.autoscaler.lastDecision));
         }
         if (projected.phase != null && projected.phase != before) {
             Condition ready = projected.condition(ConditionType.Ready).orElse(null);

@@ -309,6 +309,21 @@ class StatusProjectionTest {
         assertThat(both.committedOffsets).isEqualTo(Map.of("orders", Map.of("0", 300L, "1", 1300L)));
     }
 
+    /** A rescale the autoscaler starts is an event with its reasons; an unchanged decision is none. */
+    @Test
+    void anAutoscalerDecisionIsAnEvent() {
+        StreamJobStatus before = running();
+        before.autoscaler = new StreamJobStatus.Autoscaler();
+        before.autoscaler.rescales = 1;
+        StreamJobStatus after = running();
+        after.autoscaler = new StreamJobStatus.Autoscaler();
+        after.autoscaler.rescales = 2;
+        after.autoscaler.lastDecision = "1 -> 3 workers, up: lag 30 s (target 10 s)";
+        assertThat(PhaseEvents.between(before, after)).extracting(e -> e.type() + " " + e.reason() + " " + e.message())
+                .containsExactly("Normal Autoscaled 1 -> 3 workers, up: lag 30 s (target 10 s)");
+        assertThat(PhaseEvents.between(after, after)).isEmpty();
+    }
+
     /**
      * An idle worker's answers are equal from poll to poll although its probe read the lag again
      * in between: the operator does not reconcile an idle job for nothing (ProgressWatch
