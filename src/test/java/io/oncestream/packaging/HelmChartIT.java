@@ -134,22 +134,19 @@ class HelmChartIT {
                 .isEqualTo(rules(committed, "ClusterRole"));
     }
 
+    /** Runs {@code script OUT} and checks that the committed {@code file} is what it wrote; returns OUT. */
+    private static Path assertCommittedRendering(String script, String file) throws IOException {
+        Path rendered = REPO.resolve("target").resolve(Path.of(file).getFileName());
+        Command.Result render = Command.of("bash", REPO.resolve(script).toString(), rendered.toString()).run(java.time.Duration.ofMinutes(2));
+        assertThat(render.exitCode()).as(render.stderr()).isZero();
+        assertThat(Files.readString(REPO.resolve(file))).as(file + " is out of date: run " + script).isEqualTo(Files.readString(rendered));
+        return rendered;
+    }
+
     @Test
     void thePlainManifestsAreTheChartsRendering() throws IOException {
-        Path rendered = REPO.resolve("target/operator.yaml");
-        Command.Result render = Command.of("bash", REPO.resolve("deploy/operator/render.sh").toString(), rendered.toString())
-                .run(java.time.Duration.ofMinutes(2));
-        assertThat(render.exitCode()).as(render.stderr()).isZero();
-        assertThat(Files.readString(REPO.resolve("deploy/operator/operator.yaml")))
-                .as("deploy/operator/operator.yaml is out of date: run deploy/operator/render.sh")
-                .isEqualTo(Files.readString(rendered));
-        Path alerts = REPO.resolve("target/oncestream-alerts.yaml");
-        Command.Result renderAlerts = Command.of("bash", REPO.resolve("deploy/monitoring/render.sh").toString(), alerts.toString())
-                .run(java.time.Duration.ofMinutes(2));
-        assertThat(renderAlerts.exitCode()).as(renderAlerts.stderr()).isZero();
-        assertThat(Files.readString(REPO.resolve("deploy/monitoring/oncestream-alerts.yaml")))
-                .as("deploy/monitoring/oncestream-alerts.yaml is out of date: run deploy/monitoring/render.sh")
-                .isEqualTo(Files.readString(alerts));
+        Path rendered = assertCommittedRendering("deploy/operator/render.sh", "deploy/operator/operator.yaml");
+        assertCommittedRendering("deploy/monitoring/render.sh", "deploy/monitoring/oncestream-alerts.yaml");
         List<JsonNode> objects = objects(Files.readString(rendered));
         assertThat(kinds(objects)).containsExactlyInAnyOrder("Namespace", "CustomResourceDefinition", "ServiceAccount",
                 "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Service", "Deployment");
