@@ -296,6 +296,11 @@ public class StreamJobSpec {
         @Default("Retain")
         @JsonPropertyDescription("What happens to checkpoint volumes when the job is deleted: Retain or Delete.")
         public VolumeRetention whenDeleted;
+
+        @Default("Retain")
+        @JsonPropertyDescription("What happens to the checkpoint volumes of workers a rescale removes: Retain (kept; a later"
+                + " scale up reuses one only through the savepoint, in a new epoch, never from its old files) or Delete.")
+        public VolumeRetention whenScaled;
     }
 
     /** Worker pod settings. */

@@ -2,7 +2,7 @@ package io.oncestream.api;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 
-/** What happens to checkpoint volumes when a job is deleted. */
+/** What happens to checkpoint volumes when a job is deleted, or when a rescale removes their workers. */
 public enum VolumeRetention {
     @JsonProperty("Retain")
     RETAIN,

@@ -21,7 +21,8 @@ import io.oncestream.api.StreamJobStatus.Phase;
  * 8 s target for the 10 s window the job goes to ceil(250 / 70) = 4 workers and catches up;
  * when the producer stops it comes back down to 1 after the windows and cool-downs. The
  * number of workers only rises, then only falls (no flapping), two rescales are never closer
- * than the cool-down, and the table is exact.
+ * than the cool-down, the checkpoint volumes of the workers scaled away are deleted
+ * ({@code checkpoint.whenScaled: Delete}), and the table is exact.
  */
 class AutoscaleE2E extends E2ETest {
 
@@ -33,7 +34,8 @@ class AutoscaleE2E extends E2ETest {
     @Test
     void theJobScalesUpWhenItFallsBehindAndBackDownWhenTheProducerStops() throws Exception {
         E2EJob job = E2EJob.own(kube, kafka, cassandra, "e2e-autoscale", 4, 3000);
-        job.apply(Map.of("maxRecordsPerBatch: 50000", "maxRecordsPerBatch: 100",
+        job.apply(Map.of("maxRecordsPerBatch: 50000", "maxRecordsPerBatch: 100", "    whenDeleted: Retain\n",
+                "    whenDeleted: Retain\n    whenScaled: Delete\n",
                 "  parallelism: 2\n", "  parallelism: 1\n  autoscaling: {minParallelism: 1, maxParallelism: 4, targetLagSeconds: 8,"
                         + " scaleUpAfterSeconds: 10, scaleDownAfterSeconds: 20, cooldownSeconds: " + COOLDOWN + "}\n"));
         awaitStatus(job, "Running with 1 worker", E2ESettings.WAIT, s -> s.phase == Phase.Running && Integer.valueOf(1).equals(s.replicas));
@@ -75,6 +77,10 @@ class AutoscaleE2E extends E2ETest {
         }
         assertThat(down.autoscaler.rescales).isEqualTo(parallelisms.size() - 1);
         assertThat(job.events()).filteredOn(e -> e.startsWith("Normal Autoscaled")).hasSize(down.autoscaler.rescales);
+        // checkpoint.whenScaled: Delete: the volumes of the workers scaled away go with them.
+        io.oncestream.testing.Awaits.until(E2ESettings.WAIT, "the claims of workers 1-3 deleted", () -> kube.admin()
+                .persistentVolumeClaims().inNamespace(job.namespace).list().getItems().stream()
+                .filter(c -> c.getMetadata().getDeletionTimestamp() == null).count() == 1);
         job.awaitExactTable(E2ESettings.WAIT);
     }
 

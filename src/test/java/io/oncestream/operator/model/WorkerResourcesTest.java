@@ -102,7 +102,8 @@ class WorkerResourcesTest {
 
     @Test
     void statefulSetRunsLockedDownWorkersWithCheckpointVolumes() {
-        StreamJob job = TestJobs.job("  parallelism: 4\n  checkpoint: {size: 5Gi, storageClassName: fast, whenDeleted: Delete}\n");
+        StreamJob job = TestJobs.job("  parallelism: 4\n  checkpoint: {size: 5Gi, storageClassName: fast, whenDeleted: Delete,"
+                + " whenScaled: Delete}\n");
         job.getSpec().sink.cassandra.secretRef = new io.oncestream.api.StreamJobSpec.SecretRef();
         job.getSpec().sink.cassandra.secretRef.name = "cassandra-creds";
         StatefulSet sts = WorkerStatefulSets.desired(job, SETTINGS, "abc123");
@@ -111,6 +112,9 @@ class WorkerResourcesTest {
         assertThat(sts.getSpec().getPodManagementPolicy()).isEqualTo("Parallel");
         assertThat(sts.getSpec().getServiceName()).isEqualTo("paid-orders-workers");
         assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted()).isEqualTo("Delete");
+        assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenScaled()).isEqualTo("Delete");
+        assertThat(WorkerStatefulSets.desired(TestJobs.job(""), SETTINGS, "abc123").getSpec().getPersistentVolumeClaimRetentionPolicy()
+                .getWhenScaled()).as("by default").isEqualTo("Retain");
         var template = sts.getSpec().getTemplate();
         assertThat(template.getMetadata().getAnnotations()).containsEntry("oncestream.io/config-hash", "abc123");
         assertThat(template.getMetadata().getLabels()).containsAllEntriesOf(sts.getSpec().getSelector().getMatchLabels());
