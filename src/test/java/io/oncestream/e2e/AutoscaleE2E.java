@@ -18,7 +18,8 @@ import io.oncestream.api.StreamJobStatus.Phase;
  * The autoscaler against a producer that speeds up and stops. Each worker reads at most 100
  * records a second (batches of 100, a 1 s trigger). At 50 records/s one worker keeps up and
  * nothing is rescaled; at 250 records/s it falls behind, and once the lag has stayed above its
- * 8 s target for the 10 s window the job goes to ceil(250 / 70) = 4 workers and catches up;
+ * 8 s target for the 10 s window the job goes up to ceil(250 / 70) = 4 workers (in one step or
+ * more, since the arrival rate is a 60 s average that takes a minute to reach 250) and catches up;
  * when the producer stops it comes back down to 1 after the windows and cool-downs. The
  * number of workers only rises, then only falls (no flapping), two rescales are never closer
  * than the cool-down, the checkpoint volumes of the workers scaled away are deleted
@@ -52,7 +53,8 @@ class AutoscaleE2E extends E2ETest {
                             && s.autoscaler != null && s.replicas.equals(s.autoscaler.parallelism));
             System.out.printf("[e2e] at 250 records/s: %s; %d workers, caught up %.0f s after the producer sped up%n",
                     up.autoscaler.lastDecision, up.replicas, Duration.between(fast, Instant.now()).toMillis() / 1000.0);
-            assertThat(up.autoscaler.parallelism).as("ceil(250 / (100 x 0.7))").isEqualTo(4);
+            assertThat(up.autoscaler.parallelism).as("ceil(250 / (100 x 0.7)), in one step or more: arrivals are a 60 s average")
+                    .isEqualTo(4);
         }
         Instant stopped = Instant.now();
         StreamJobStatus down = awaitStatus(job, "back to 1 worker", Duration.ofSeconds(360),
@@ -61,7 +63,7 @@ class AutoscaleE2E extends E2ETest {
         System.out.printf("[e2e] producer stopped: %s, %.0f s later; worker counts %s at %s%n", down.autoscaler.lastDecision,
                 Duration.between(stopped, Instant.now()).toMillis() / 1000.0, parallelisms, changedAt);
 
-        assertThat(parallelisms).as("the workers the autoscaler chose, in order").startsWith(1, 4).endsWith(1);
+        assertThat(parallelisms).as("the workers the autoscaler chose, in order").startsWith(1).contains(4).endsWith(1);
         int peak = parallelisms.indexOf(4);
         for (int i = 1; i < parallelisms.size(); i++) {
             boolean rising = i <= peak;
