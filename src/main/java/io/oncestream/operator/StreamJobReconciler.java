@@ -266,7 +266,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     }
 
     /**
-     * The lag read by the operator itself when no worker of a running job reports one (all gone,
+     * The lag read by the operator itself when no worker of a running job answers (all gone,
      * crash-looping, unschedulable), so that it keeps growing in the status; null otherwise.
      */
     private WorkerProgress.LagReport operatorLag(StreamJob job, JobConfig config, Polled polled) {
@@ -284,10 +284,13 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         }).orElse(null);
     }
 
-    /** A job that should run workers, none of which reports a lag. */
+    /**
+     * A job that should run workers, none of which answers (a worker that answers without a lag,
+     * of an older build or with --lag-interval 0, still has its plan's lag counted).
+     */
     private static boolean lagWanted(StreamJob job, JobConfig config, Polled polled) {
         return config != null && !Boolean.TRUE.equals(job.getSpec().suspend) && !polled.expected().isEmpty()
-                && polled.workers().stream().noneMatch(w -> w.progress() != null && w.progress().lag() != null);
+                && polled.workers().stream().noneMatch(w -> w.progress() != null);
     }
 
     /** Container restarts of the job's worker pods as the cache has them. */

@@ -71,12 +71,19 @@ class EngineOutageIT {
             kafka.restart();
             job.orders.produce(kafka, job.topic, 1000, 0);
             awaitCaughtUp(worker, 2000);
+            // The lag probe's first reading after the broker came back (it runs every 5 s).
+            Awaits.until(Duration.ofSeconds(60), "the lag probe reading Kafka again", () -> {
+                JsonNode lag = worker.progress().path("lag").path("partitions");
+                return lag.size() == 3 && worker.progress().path("sourceAvailable").asBoolean();
+            });
 
             JsonNode progress = worker.progress();
             assertThat(progress.path("jobId").asText()).isEqualTo("it/source-restart");
             assertThat(progress.path("totals").path("read").asLong()).isEqualTo(2000);
             assertThat(progress.path("lastBatch").path("durationsMs").path("total").isNumber()).isTrue();
             assertThat(progress.path("partitions")).hasSize(3);
+            assertThat(progress.path("lag").path("partitions").path(job.topic + "-0").path("exact").asBoolean())
+                    .as("its own partitions' lag, from its checkpoint").isTrue();
             assertThat(worker.get("/healthz/live").statusCode()).isEqualTo(200);
             assertThat(worker.get("/healthz/ready").statusCode()).isEqualTo(200);
             String metrics = worker.get("/metrics").body();

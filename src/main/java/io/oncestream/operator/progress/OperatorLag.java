@@ -16,7 +16,7 @@ import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.kafka.LagProbe;
 
 /**
- * The lag of a job none of whose workers reports one (every worker gone, crash-looping or not
+ * The lag of a job none of whose workers answers (every worker gone, crash-looping or not
  * scheduled): the operator reads it from Kafka itself, with the same probe a worker runs,
  * from the job's consumer-group offsets (a worker commits them right after each batch's
  * commit). So a job's lag keeps growing in its status even when no worker runs. Probes run in
