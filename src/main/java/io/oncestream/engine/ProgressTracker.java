@@ -33,6 +33,8 @@ public final class ProgressTracker {
     private int epoch;
     private CheckpointSeal seal;
     private Map<String, SourceLag> lag;
+    /** The sum of the job's end offsets at the last probe: the count the incoming rate grows with. */
+    private long endOffsets;
     private Instant lagObservedAt;
     private String lagError;
     private final RateWindow readRate = new RateWindow(RATE_WINDOW_MS);
@@ -57,9 +59,7 @@ public final class ProgressTracker {
         this.jobId = jobId;
         this.workerIndex = workerIndex;
         this.parallelism = parallelism;
-        long now = System.currentTimeMillis();
-        readRate.sample(now, 0);
-        writtenRate.sample(now, 0);
+        sampleRates();
     }
 
     public synchronized void state(EngineState newState) {
@@ -70,15 +70,20 @@ public final class ProgressTracker {
         return state;
     }
 
+    /** Samples the counts the read and write rates are computed from. */
+    private void sampleRates() {
+        long now = System.currentTimeMillis();
+        readRate.sample(now, read);
+        writtenRate.sample(now, written);
+    }
+
     /** The checkpoint's counts since the job started: the worker's totals go on from them. */
     synchronized void totals(io.oncestream.engine.checkpoint.RecordTotals recovered) {
         read = recovered.read();
         filteredOut = recovered.filteredOut();
         written = recovered.written();
         deadLettered = recovered.deadLettered();
-        long now = System.currentTimeMillis();
-        readRate.sample(now, read);
-        writtenRate.sample(now, written);
+        sampleRates();
     }
 
     synchronized void recovered(long lastCommitted, Map<String, PartitionRange> committedRanges) {
@@ -119,9 +124,7 @@ public final class ProgressTracker {
         if (writing != null) {
             writeSeconds.observe(writing / 1000.0);
         }
-        long now = System.currentTimeMillis();
-        readRate.sample(now, read);
-        writtenRate.sample(now, written);
+        sampleRates();
     }
 
     public synchronized void sinkAvailable(boolean available) {
@@ -169,7 +172,8 @@ public final class ProgressTracker {
                 latest.merge(p, l.latest(), Math::max);
             }
         });
-        incomingRate.sample(at.toEpochMilli(), partitions.values().stream().mapToLong(SourceLag::latest).sum());
+        endOffsets = partitions.values().stream().mapToLong(SourceLag::latest).sum();
+        incomingRate.sample(at.toEpochMilli(), endOffsets);
     }
 
     /** The lag probe could not reach Kafka: the source is reported unavailable until it can again. */
@@ -203,9 +207,8 @@ public final class ProgressTracker {
                     l.oldestRecordMs(), l.ageMs(nowMs), l.exact())));
             lagReport = new Progress.LagReport(lagObservedAt.toString(), byPartition);
         }
-        Long incomingTotal = lag == null ? null : lag.values().stream().mapToLong(SourceLag::latest).sum();
         Progress.Rates rates = new Progress.Rates((int) (RATE_WINDOW_MS / 1000), readRate.perSecond(nowMs, read),
-                writtenRate.perSecond(nowMs, written), incomingTotal == null ? null : incomingRate.perSecond(nowMs, incomingTotal));
+                writtenRate.perSecond(nowMs, written), lag == null ? null : incomingRate.perSecond(nowMs, endOffsets));
         boolean source = sourceAvailable && lagError == null;
         String error = lagError != null && state != EngineState.FAILED ? lagError : lastError;
         return new Progress(jobId, workerIndex, parallelism, state, batchId, runningBatchId, partitions,
