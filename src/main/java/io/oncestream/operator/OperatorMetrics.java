@@ -54,6 +54,7 @@ public class OperatorMetrics {
     private final Map<String, JobFigures> jobFigures = new ConcurrentHashMap<>();
     private final List<JobGauge> jobGauges = new ArrayList<>();
     private final MultiGauge jobPhase;
+    private final java.util.concurrent.atomic.AtomicBoolean jobsAdded = new java.util.concurrent.atomic.AtomicBoolean();
 
     private record JobFigures(StreamJobStatus status, long restarts) {
     }
@@ -120,6 +121,13 @@ public class OperatorMetrics {
             return t;
         });
         pruner.scheduleWithFixedDelay(this::pruneDeletedJobs, 30, 30, TimeUnit.SECONDS);
+        // New jobs' series are registered in one pass every second, not one pass over all jobs per
+        // new job (an operator starting over 10,000 jobs would otherwise make 10,000 such passes).
+        pruner.scheduleWithFixedDelay(() -> {
+            if (jobsAdded.getAndSet(false)) {
+                registerJobRows();
+            }
+        }, 1, 1, TimeUnit.SECONDS);
     }
 
     private void jobGauge(MeterRegistry registry, String name, String help, String unit, ToDoubleFunction<JobFigures> value) {
@@ -138,9 +146,8 @@ public class OperatorMetrics {
 
     /** After a reconcile: the job's status as projected and its worker containers' restarts. */
     void job(String jobId, StreamJobStatus status, long restarts) {
-        boolean added = jobFigures.put(jobId, new JobFigures(status, restarts)) == null;
-        if (added) {
-            registerJobRows();
+        if (jobFigures.put(jobId, new JobFigures(status, restarts)) == null) {
+            jobsAdded.set(true);
         }
     }
 
