@@ -203,7 +203,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             deleteParked(job, applied.savepoint(), polled.workers()); // a pod recreated from the old revision parks: replace it
         }
         rememberSeals(job, applied, polled);
-        WorkerProgress.LagReport operatorLag = operatorLag(job, config, polled);
+        boolean noWorkerAnswers = lagWanted(job, config, polled);
+        WorkerProgress.LagReport operatorLag = noWorkerAnswers ? operatorLag(job, config) : null;
         StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, polled.workers(),
                 Instant.now().truncatedTo(ChronoUnit.SECONDS), epoch, rescale, operatorLag);
         if (scaling != null && spec.error() == null) {
@@ -217,7 +218,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             control.rescheduleAfter(pollInterval);
         } else if (handoff.waiting()) {
             control.rescheduleAfter(BARRIER_POLL); // the barrier is asked for and checked until every worker sealed
-        } else if (operatorLag != null || lagWanted(job, config, polled) || (scaling != null && scaling.watching())) {
+        } else if (noWorkerAnswers || (scaling != null && scaling.watching())) {
             // No worker answers (the operator's own reading of the lag goes on), or an
             // autoscaler window is open: looked at again without waiting for a change.
             control.rescheduleAfter(pollInterval);
@@ -266,13 +267,11 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     }
 
     /**
-     * The lag read by the operator itself when no worker of a running job answers (all gone,
-     * crash-looping, unschedulable), so that it keeps growing in the status; null otherwise.
+     * The lag read by the operator itself, for a running job none of whose workers answers (all
+     * gone, crash-looping, unschedulable), so that it keeps growing in the status; null until
+     * its first reading.
      */
-    private WorkerProgress.LagReport operatorLag(StreamJob job, JobConfig config, Polled polled) {
-        if (!lagWanted(job, config, polled)) {
-            return null;
-        }
+    private WorkerProgress.LagReport operatorLag(StreamJob job, JobConfig config) {
         boolean withSecret = job.getSpec().source != null && job.getSpec().source.kafka != null
                 && job.getSpec().source.kafka.secretRef != null;
         return operatorLag.lag(jobId(job), config.source(), withSecret).map(r -> {
