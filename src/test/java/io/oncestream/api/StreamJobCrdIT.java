@@ -128,6 +128,10 @@ class StreamJobCrdIT {
             {"bad-format", Map.of("  filter:", "  format: xml\n  filter:"), "Unsupported value: \"xml\""},
             {"jvm-options-not-options", Map.of("  filter:", "  worker: {jvmOptions: \"-Xmx1g Main\"}\n  filter:"),
                 "spec.worker.jvmOptions: Invalid value"},
+            {"autoscale-bounds", Map.of("  filter:", "  autoscaling: {minParallelism: 4, maxParallelism: 2}\n  filter:"),
+                "maxParallelism must be at least minParallelism"},
+            {"autoscale-no-max", Map.of("  filter:", "  autoscaling: {minParallelism: 2}\n  filter:"),
+                "spec.autoscaling.maxParallelism: Required value"},
             {"jvm-options-too-long", Map.of("  filter:", "  worker: {jvmOptions: \"-D" + "x".repeat(1023) + "\"}\n  filter:"),
                 "spec.worker.jvmOptions: Too long"},
         };
