@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -85,6 +86,20 @@ class EngineCrashIT {
         } else {
             assertThat(secondLog).doesNotContain("replaying open batch");
         }
+        // The checkpoint's totals count each of the 2,500 records once, across the killed process
+        // and the one that replayed its batch.
+        List<Long> commits = job.batchIds("commits");
+        String lastCommit = job.read("commits/" + commits.get(commits.size() - 1));
+        com.fasterxml.jackson.databind.JsonNode totals;
+        try {
+            totals = new com.fasterxml.jackson.databind.ObjectMapper().readTree(lastCommit.substring(lastCommit.indexOf('\n') + 1))
+                    .path("totals");
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new AssertionError("the last commit does not parse: " + lastCommit, e);
+        }
+        assertThat(totals.path("read").asLong()).as("records read, in " + lastCommit).isEqualTo(2500);
+        assertThat(totals.path("read").asLong()).isEqualTo(totals.path("filteredOut").asLong() + totals.path("written").asLong()
+                + totals.path("deadLettered").asLong());
         Map<TopicPartition, Long> ends = endOffsets(kafka, job.topic);
         Map<TopicPartition, OffsetAndMetadata> group = groupOffsets(kafka, "oncestream-it." + name);
         ends.forEach((tp, end) -> assertThat(group.get(tp).offset()).as("group offset of " + tp).isEqualTo(end));
