@@ -203,8 +203,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             deleteParked(job, applied.savepoint(), polled.workers()); // a pod recreated from the old revision parks: replace it
         }
         rememberSeals(job, applied, polled);
-        boolean noWorkerAnswers = lagWanted(job, config, polled);
-        WorkerProgress.LagReport operatorLag = noWorkerAnswers ? operatorLag(job, config) : null;
+        boolean operatorReadsLag = lagWanted(job, config, polled);
+        WorkerProgress.LagReport operatorLag = operatorReadsLag ? operatorLag(job, config) : null;
         StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, polled.workers(),
                 Instant.now().truncatedTo(ChronoUnit.SECONDS), epoch, rescale, operatorLag);
         if (scaling != null && spec.error() == null) {
@@ -218,9 +218,9 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             control.rescheduleAfter(pollInterval);
         } else if (handoff.waiting()) {
             control.rescheduleAfter(BARRIER_POLL); // the barrier is asked for and checked until every worker sealed
-        } else if (noWorkerAnswers || (scaling != null && scaling.watching())) {
-            // No worker answers (the operator's own reading of the lag goes on), or an
-            // autoscaler window is open: looked at again without waiting for a change.
+        } else if (operatorReadsLag || (scaling != null && scaling.watching())) {
+            // No worker answers or reaches Kafka (the operator's own reading of the lag goes on),
+            // or an autoscaler window is open: looked at again without waiting for a change.
             control.rescheduleAfter(pollInterval);
         }
         return control;
@@ -284,12 +284,14 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     }
 
     /**
-     * A job that should run workers, none of which answers (a worker that answers without a lag,
-     * of an older build or with --lag-interval 0, still has its plan's lag counted).
+     * A job that should run workers, none of which answers with a lag it could read: no worker
+     * answers (one that answers without a lag, of an older build or with --lag-interval 0, still
+     * has its plan's lag counted), or every one that answers cannot reach Kafka (a network
+     * partition between the workers and the brokers: their figures would stay frozen).
      */
     private static boolean lagWanted(StreamJob job, JobConfig config, Polled polled) {
         return config != null && !Boolean.TRUE.equals(job.getSpec().suspend) && !polled.expected().isEmpty()
-                && polled.workers().stream().noneMatch(w -> w.progress() != null);
+                && polled.workers().stream().noneMatch(w -> w.progress() != null && w.progress().sourceAvailable());
     }
 
     /** Container restarts of the job's worker pods as the cache has them. */

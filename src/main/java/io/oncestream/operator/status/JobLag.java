@@ -13,7 +13,9 @@ import io.oncestream.engine.checkpoint.TopicPartitionKey;
  * read from the job's consumer group (so the partitions of a worker that is gone keep their lag,
  * and it grows). Workers of a build without the lag probe count as before: the latest offset of
  * their last plan minus their committed offset, with no age. With no worker reporting one, the
- * operator's own reading counts (from the group, like another worker's).
+ * operator's own reading counts (from the group, like another worker's). So does it when the
+ * workers cannot reach Kafka (their source unavailable): their figures are the last their probe
+ * read, frozen, while the operator's grow with the records still arriving.
  */
 final class JobLag {
 
@@ -23,10 +25,13 @@ final class JobLag {
 
     private final Map<String, Figure> chosen = new TreeMap<>();
 
-    /** @param operatorLag what the operator read itself (no worker reports a lag), or null */
+    /**
+     * @param operatorLag what the operator read itself (no worker reports a lag, or none reaches
+     *        Kafka), or null
+     */
     JobLag(List<WorkerProgress> reports, WorkerProgress.LagReport operatorLag) {
         List<WorkerProgress.LagReport> lags = new java.util.ArrayList<>();
-        reports.forEach(p -> lags.add(p.lag()));
+        reports.stream().filter(p -> operatorLag == null || p.sourceAvailable()).forEach(p -> lags.add(p.lag()));
         lags.add(operatorLag);
         for (WorkerProgress.LagReport lag : lags) {
             if (lag == null || lag.partitions() == null) {

@@ -66,7 +66,8 @@ public final class StatusProjection {
 
     /**
      * @param operatorLag the lag the operator read from Kafka itself because no worker reports
-     *                    one (every worker gone), or null; a worker's figure wins where there is one
+     *                    one (every worker gone) or none reaches Kafka, or null; a worker's figure
+     *                    wins where there is one from a worker that reaches Kafka
      */
     public static StreamJobStatus project(StreamJob job, StreamJobStatus previous, String configError, String refusal,
             List<Worker> workers, Instant now, Integer epoch, Rescale rescale, WorkerProgress.LagReport operatorLag) {

@@ -309,6 +309,36 @@ class StatusProjectionTest {
         assertThat(both.committedOffsets).isEqualTo(Map.of("orders", Map.of("0", 300L, "1", 1300L)));
     }
 
+    /**
+     * Workers cut off from Kafka (a network partition) report their probe's last figures, frozen,
+     * with their source unavailable: the operator's own reading, which grows with the records
+     * still arriving, counts instead; without one, the frozen figures are all there is.
+     */
+    @Test
+    void workersThatCannotReachKafkaGiveWayToTheOperatorsReading() {
+        StreamJob job = TestJobs.job("");
+        WorkerProgress frozen = cutOff(ProgressDocuments.withLag(0, EngineState.WAITING_FOR_SOURCE, 4,
+                Map.of("orders-0", new long[] {300, 300}), "2026-12-02T10:00:04Z",
+                Map.of("orders-0", new long[] {300, 900, 42_000, 1})), "Kafka: Timed out waiting for a node assignment");
+        WorkerProgress.LagReport operator = new WorkerProgress.LagReport("2026-12-02T10:00:30Z",
+                Map.of("orders-0", new WorkerProgress.PartitionLag(300, 3_900, 3_600, 68_000, false)));
+
+        StreamJobStatus s = StatusProjection.project(job, running(), null, null, List.of(worker(0, frozen)), T1, null, null,
+                operator);
+        assertThat(s.lag).as("the operator's reading, not the frozen 600").isEqualTo(3_600L);
+        assertThat(s.lagSeconds).isEqualTo(68L);
+        assertThat(s.condition(ConditionType.SourceAvailable).orElseThrow().status).isEqualTo("False");
+
+        StreamJobStatus without = StatusProjection.project(job, running(), null, null, List.of(worker(0, frozen)), T1, null,
+                null, null);
+        assertThat(without.lag).as("no reading of the operator's: the workers' last figures").isEqualTo(600L);
+    }
+
+    private static WorkerProgress cutOff(WorkerProgress p, String error) {
+        return new WorkerProgress(p.jobId(), p.workerIndex(), p.state(), p.batchId(), p.partitions(), p.totals(), p.lastBatch(),
+                p.sinkAvailable(), false, error, p.epoch(), p.barrier(), p.lag(), p.rates());
+    }
+
     /** A rescale the autoscaler starts is an event with its reasons; an unchanged decision is none. */
     @Test
     void anAutoscalerDecisionIsAnEvent() {
