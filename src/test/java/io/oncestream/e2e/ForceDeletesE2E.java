@@ -141,7 +141,7 @@ class ForceDeletesE2E extends E2ETest {
             var pod = job.pod(0);
             int restartsBefore = restarts(pod);
             long pid = node.workerPid(pod).orElseThrow();
-            signal("STOP", pid);
+            io.oncestream.testing.Signals.send("STOP", pid);
             long paused = System.nanoTime();
             Awaits.until(E2ESettings.WAIT, "the kubelet to restart the paused worker's container", () -> {
                 sample(job.status(), phases, workerStates);
@@ -149,7 +149,7 @@ class ForceDeletesE2E extends E2ETest {
             });
             boolean oldAlive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
             if (oldAlive) {
-                signal("CONT", pid);
+                io.oncestream.testing.Signals.send("CONT", pid);
             }
             System.out.printf("[e2e] paused worker replaced %.1f s after SIGSTOP; the old process %s%n",
                     (System.nanoTime() - paused) / 1e9, oldAlive ? "still existed and got SIGCONT" : "was gone");
@@ -165,12 +165,6 @@ class ForceDeletesE2E extends E2ETest {
     private static int restarts(io.fabric8.kubernetes.api.model.Pod pod) {
         return pod == null || pod.getStatus().getContainerStatuses() == null ? 0
                 : pod.getStatus().getContainerStatuses().stream().mapToInt(c -> c.getRestartCount()).sum();
-    }
-
-    private static void signal(String signal, long pid) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
-        assertThat(kill.waitFor()).as("kill -" + signal + " " + pid + ": " + new String(kill.getInputStream().readAllBytes()))
-                .isZero();
     }
 
     private static void sample(StreamJobStatus s, Set<Phase> phases, Set<String> workerStates) {

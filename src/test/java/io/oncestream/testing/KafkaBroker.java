@@ -58,6 +58,46 @@ public final class KafkaBroker implements AutoCloseable {
         service.start();
     }
 
+    /**
+     * Makes the broker slow until closed: its process is paused with SIGSTOP for {@code paused}
+     * of every {@code period} (a broker in long GC pauses or on a starved machine; this machine's
+     * kernel has no netem to delay its packets instead). Every request waits up to
+     * {@code paused}; none fails. Closing lets it run again.
+     */
+    public AutoCloseable slow(java.time.Duration paused, java.time.Duration period) {
+        long pid;
+        try {
+            pid = Long.parseLong(java.nio.file.Files.readString(service.dataDir().resolve("kafka.pid")).strip());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("no pid file of the broker", e);
+        }
+        ProcessHandle broker = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("the broker " + pid + " does not run"));
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread pauser = new Thread(() -> {
+            try {
+                while (running.get() && broker.isAlive()) {
+                    Signals.send("STOP", pid);
+                    try {
+                        Thread.sleep(paused.toMillis());
+                    } finally {
+                        Signals.send("CONT", pid);
+                    }
+                    Thread.sleep(period.minus(paused).toMillis());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "slow-broker");
+        pauser.setDaemon(true);
+        pauser.start();
+        return () -> {
+            running.set(false);
+            pauser.interrupt();
+            pauser.join(10_000);
+            Signals.send("CONT", pid);
+        };
+    }
+
     /** Restarts the broker process on the same data (for failure tests). */
     public void restart() {
         service.restart();

@@ -113,6 +113,19 @@ public final class LocalService implements AutoCloseable {
     }
 
     private Command.Result exec(String... args) {
+        return script(repo, settings, name, args);
+    }
+
+    /**
+     * Runs {@code deploy/local/<script>.sh} with {@code args} and the test stack's settings, for
+     * scripts that are tools rather than services (e.g. {@code faults}); fails if it fails.
+     */
+    public static String runScript(String script, String... args) {
+        Path repo = repoDir();
+        return script(repo, testSettings(repo), script, args).orThrow().stdout();
+    }
+
+    private static Command.Result script(Path repo, Map<String, String> settings, String name, String... args) {
         // The scripts log to stderr and print results to stdout; both are kept for errors.
         java.util.List<String> argv = new java.util.ArrayList<>(java.util.List.of("bash",
                 repo.resolve("deploy/local/" + name + ".sh").toString()));

@@ -48,6 +48,29 @@ public final class OperatorRelease {
         return operator;
     }
 
+    /**
+     * {@code helm upgrade --reuse-values} with {@code values} ({@code --set}); returns when the
+     * new operator pod is the only one and ready.
+     */
+    public void upgrade(Map<String, String> values, Duration timeout) {
+        List<String> args = new ArrayList<>(List.of("upgrade", release, CHART, "-n", namespace, "--reuse-values", "--wait",
+                "--timeout", timeout.toSeconds() + "s"));
+        values.forEach((k, v) -> {
+            args.add("--set");
+            args.add(k + "=" + v);
+        });
+        kube.helm(args.toArray(String[]::new)).orThrow();
+        Awaits.until(timeout, "one operator pod in " + namespace + " after the upgrade",
+                () -> kube.admin().pods().inNamespace(namespace).withLabel("app.kubernetes.io/component", "operator").list()
+                        .getItems().size() == 1);
+        awaitReady(timeout);
+    }
+
+    /** The log of the container before the last restart ({@code kubectl logs --previous}). */
+    public String previousLog() {
+        return kube.kubectl(null, "logs", "--previous", "-n", namespace, pod().getMetadata().getName()).stdout();
+    }
+
     public String namespace() {
         return namespace;
     }
