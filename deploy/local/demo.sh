@@ -37,7 +37,7 @@ build_application() {
   local newest
   newest=$(find "$ONCESTREAM_REPO/src/main" "$ONCESTREAM_REPO/pom.xml" -newer "$app/quarkus-run.jar" -print -quit 2>/dev/null || true)
   if [ ! -f "$app/quarkus-run.jar" ] || [ -n "$newest" ]; then
-    say "building Oncestream (mvn package; ~1 min warm, a few more the first time)"
+    say "building Oncestream (mvn package: about 1 min; the first time also 2-3 min of Maven downloads)"
     (cd "$ONCESTREAM_REPO" && mvn -B -q -Dstyle.color=never -DskipTests package) || die "mvn package failed"
   fi
 }

@@ -25,6 +25,7 @@ set +a
 net_was_up=false
 [ -e "/run/netns/$ONCESTREAM_NETNS" ] && net_was_up=true
 status=0
+echo "[test] mvn verify: about 1 min to build (the first time also 2-3 min of Maven downloads), then the tests"
 mvn -B -Dstyle.color=never verify "$@" || status=$?
 if [ "$net_was_up" = false ]; then
   ONCESTREAM_LOCAL_DIR="$repo/$ONCESTREAM_LOCAL_DIR" deploy/local/netns.sh stop || true
