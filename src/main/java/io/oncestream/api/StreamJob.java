@@ -32,6 +32,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
         message = "metadata.name must have at most " + StreamJobResources.MAX_NAME_LENGTH
                 + " characters: the job's StatefulSet labels its pods with <name>-<revision hash of up to 10 characters>,"
                 + " and a label value has at most 63")
+@ValidationRule(value = "self.metadata.name.matches('" + StreamJobResources.NAME_PATTERN + "')",
+        message = "metadata.name must start with a lowercase letter and contain only lowercase letters, digits and '-'"
+                + " (not ending with '-'): the job's headless Service is named <name>-workers, and a Service name is a"
+                + " DNS-1035 label")
 public class StreamJob extends CustomResource<StreamJobSpec, StreamJobStatus> implements Namespaced {
 
     public static final String GROUP = "oncestream.io";

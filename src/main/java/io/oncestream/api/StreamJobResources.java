@@ -16,6 +16,11 @@ public final class StreamJobResources {
      * {@code <job>-workers}, {@code <job>-255}). The CRD refuses longer names at apply.
      */
     public static final int MAX_NAME_LENGTH = 52;
+    /**
+     * What a job's name must match (a DNS-1035 label): its Service {@code <name>-workers} is one.
+     * Kubernetes itself accepts custom objects with any DNS subdomain name (a leading digit, dots).
+     */
+    public static final String NAME_PATTERN = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
 
     /** Port of the worker's HTTP endpoints. */
     public static final int WORKER_HTTP_PORT = 8080;

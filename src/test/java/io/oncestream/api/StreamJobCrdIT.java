@@ -191,6 +191,20 @@ class StreamJobCrdIT {
         assertThat((StreamJobResources.statefulSetName(longest) + "-" + "0123456789").length()).isEqualTo(63);
     }
 
+    /**
+     * A name Kubernetes would store but the job's Service could not have (a leading digit, a dot)
+     * is refused at apply, naming the rule; a name with digits and dashes inside is accepted.
+     */
+    @Test
+    void aNameThatCannotNameTheJobsServiceIsRejectedByKubectlApply(KubeCluster kube) {
+        for (String name : new String[] {"2024-orders-backfill", "orders.v2"}) {
+            Command.Result refused = kube.kubectl(manifest(name, Map.of()), "apply", "-f", "-");
+            assertThat(refused.exitCode()).as(name).isNotZero();
+            assertThat(refused.stderr()).as(name).contains("metadata.name must start with a lowercase letter");
+        }
+        kube.kubectl(manifest("orders-2024-backfill", Map.of()), "apply", "-f", "-").orThrow();
+    }
+
     private static String manifest(String name, Map<String, String> edit) {
         return TestManifests.streamJob(name, namespace, edit);
     }
