@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -13,6 +17,8 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.fabric8.kubernetes.api.model.Pod;
 
@@ -47,6 +53,10 @@ final class E2EJob {
     final OrderStream orders;
     /** Whether the job maps {@code seq} too (a column the example does not have). */
     final boolean withSeq;
+
+    private static final HttpClient PROGRESS_HTTP = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(1)).build();
+    private static final ObjectMapper PROGRESS_JSON = new ObjectMapper();
 
     private static final List<String> NAMESPACES = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -352,5 +362,20 @@ final class E2EJob {
 
     String kubectlGet() {
         return kube.kubectl(null, "get", "sj", name, "-n", namespace).orThrow().stdout();
+    }
+
+    /** The worker's {@code /progress} at the pod's address (pods are routed from the machine into the stack), or null. */
+    static JsonNode progress(String podIp) {
+        try {
+            HttpResponse<String> response = PROGRESS_HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://" + podIp + ":8080/progress"))
+                    .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 ? PROGRESS_JSON.readTree(response.body()) : null;
+        } catch (java.io.IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 }

@@ -2,10 +2,6 @@ package io.oncestream.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +11,6 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
 import io.oncestream.api.StreamJobStatus;
@@ -37,8 +32,6 @@ class ForceDeletesE2E extends E2ETest {
 
     private static final int FORCE_DELETES = 10;
     private static final int KILLS = 4;
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void forceDeletedWorkersResumeByThemselvesAndLoseNothing() throws Exception {
@@ -92,7 +85,7 @@ class ForceDeletesE2E extends E2ETest {
                     if (now == null || now.getMetadata().getUid().equals(uid) || now.getStatus().getPodIP() == null) {
                         return false;
                     }
-                    JsonNode progress = progress(now.getStatus().getPodIP());
+                    JsonNode progress = E2EJob.progress(now.getStatus().getPodIP());
                     if (progress != null && !progress.path("lastError").isMissingNode()
                             && progress.path("state").asText().startsWith("WAITING_FOR_CHECKPOINT_LOCK")) {
                         lockWaits.add(pod + ": " + progress.path("lastError").asText());
@@ -180,20 +173,6 @@ class ForceDeletesE2E extends E2ETest {
                     workerStates.add(w.state);
                 }
             });
-        }
-    }
-
-    /** The worker's {@code /progress} at the pod's address (pods are routed from the machine into the stack), or null. */
-    private static JsonNode progress(String podIp) {
-        try {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + podIp + ":8080/progress"))
-                    .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200 ? JSON.readTree(response.body()) : null;
-        } catch (java.io.IOException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
         }
     }
 }
