@@ -153,6 +153,42 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
 
     private UpdateControl<StreamJob> reconcileTimed(StreamJob job, Context<StreamJob> context) {
         metrics.watch(context.getPrimaryCache());
+        Desired desired = validate(job, context);
+        Applying applying = apply(job, desired, context);
+        if (applying.drained()) {
+            watch.forget(ResourceID.fromResource(job));
+            metrics.reconciled(false, false);
+            return UpdateControl.noUpdate();
+        }
+        Observed observed = observe(job, desired, applying, context);
+        StreamJobStatus projected = project(job, desired, applying, observed);
+        metrics.job(jobId(job), projected, workerRestarts(context));
+        return reschedule(patchIfChanged(job, projected, desired.refusal() != null), desired, applying, observed, projected);
+    }
+
+    /**
+     * What the spec asks for: its worker configuration (null with the error naming the field),
+     * the number of workers the autoscaler chose, what runs now, and why a valid change is not
+     * applied (null if it is).
+     */
+    private record Desired(CheckedSpecs.Checked spec, Applied applied, JobConfig config, Autoscaler.Decision scaling,
+            String refusal) {
+
+        boolean applies() {
+            return config != null && refusal == null;
+        }
+    }
+
+    /** What this reconcile applied: the hand-off's stage and the workers expected to run. */
+    private record Applying(Handoff handoff, int replicas, boolean drained) {
+    }
+
+    /** What the workers said, and what follows from it. */
+    private record Observed(Polled polled, Integer epoch, Rescale rescale, boolean operatorReadsLag,
+            WorkerProgress.LagReport operatorLag) {
+    }
+
+    private Desired validate(StreamJob job, Context<StreamJob> context) {
         CheckedSpecs.Checked spec = checkSpec(job, context);
         Applied applied = applied(job, context);
         JobConfig config = spec.config();
@@ -164,38 +200,39 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             config = config.withParallelism(scaling.parallelism());
         }
         String refusal = config == null ? null : refusal(job, config, applied, context).orElse(null);
-        boolean apply = config != null && refusal == null;
-        int replicas;
-        Handoff handoff = Handoff.NONE;
-        if (apply) {
-            boolean drained = drained(job, config);
-            handoff = handoff(job, config, applied, context);
-            if (handoff.waiting()) {
-                // Stopping at the barrier: the workers keep the configuration they run (started
-                // again if an availableNow job had stopped them: they seal at once).
-                applyWorkers(applied.config(), applied.savepoint(), false, context);
-                replicas = applied.config().parallelism();
-            } else {
-                applyWorkers(handoff.config(), handoff.savepoint(), drained, context);
-                if (handoff.rescale() != null) {
-                    deleteParkedWorkers(job, handoff.savepoint(), context); // after the new shape is applied
-                }
-                if (drained) {
-                    watch.forget(ResourceID.fromResource(job));
-                    metrics.reconciled(false, false);
-                    return UpdateControl.noUpdate();
-                }
-                replicas = Boolean.TRUE.equals(job.getSpec().suspend) ? 0 : handoff.config().parallelism();
-            }
-        } else {
-            replicas = runningReplicas(context); // nothing is applied: the workers that run keep running and are reported
+        return new Desired(spec, applied, config, scaling, refusal);
+    }
+
+    private Applying apply(StreamJob job, Desired desired, Context<StreamJob> context) {
+        if (!desired.applies()) {
+            // Nothing is applied: the workers that run keep running and are reported.
+            return new Applying(Handoff.NONE, runningReplicas(context), false);
         }
-        Polled polled = spec.error() != null ? Polled.NONE : pollWorkers(job, replicas, context);
+        Applied applied = desired.applied();
+        Handoff handoff = handoff(job, desired.config(), applied, context);
+        if (handoff.waiting()) {
+            // Stopping at the barrier: the workers keep the configuration they run (started
+            // again if an availableNow job had stopped them: they seal at once).
+            applyWorkers(applied.config(), applied.savepoint(), false, context);
+            return new Applying(handoff, applied.config().parallelism(), false);
+        }
+        boolean drained = drained(job, desired.config());
+        applyWorkers(handoff.config(), handoff.savepoint(), drained, context);
+        if (handoff.rescale() != null) {
+            deleteParkedWorkers(job, handoff.savepoint(), context); // after the new shape is applied
+        }
+        return new Applying(handoff, Boolean.TRUE.equals(job.getSpec().suspend) ? 0 : handoff.config().parallelism(), drained);
+    }
+
+    private Observed observe(StreamJob job, Desired desired, Applying applying, Context<StreamJob> context) {
+        Polled polled = desired.spec().error() != null ? Polled.NONE : pollWorkers(job, applying.replicas(), context);
         // Polled again every poll interval while some worker has an address; reconciled again
         // when what the workers say changes. Until a pod has an address, its changes (created,
         // running, deleted) come as pod events and reconcile the job.
         watch.polled(ResourceID.fromResource(job), jobId(job), polled.expected(), polled.workers(), polled.anyAddress(),
                 context.getPrimaryCache());
+        Applied applied = desired.applied();
+        Handoff handoff = applying.handoff();
         Integer epoch = handoff.savepoint() != null ? Integer.valueOf(handoff.savepoint().epoch())
                 : applied.config() == null ? null : Integer.valueOf(applied.epoch());
         Rescale rescale = handoff.rescale() != null ? handoff.rescale() : rescaleAfterStart(job, applied, polled);
@@ -203,22 +240,31 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             deleteParked(job, applied.savepoint(), polled.workers()); // a pod recreated from the old revision parks: replace it
         }
         rememberSeals(job, applied, polled);
-        boolean operatorReadsLag = lagWanted(job, config, polled);
-        WorkerProgress.LagReport operatorLag = operatorReadsLag ? operatorLag(job, config) : null;
-        StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), spec.error(), refusal, polled.workers(),
-                Instant.now().truncatedTo(ChronoUnit.SECONDS), epoch, rescale, operatorLag);
-        if (scaling != null && spec.error() == null) {
-            projected.autoscaler = scaling.state();
+        boolean operatorReadsLag = lagWanted(job, desired.config(), polled);
+        return new Observed(polled, epoch, rescale, operatorReadsLag,
+                operatorReadsLag ? operatorLag(job, desired.config()) : null);
+    }
+
+    private static StreamJobStatus project(StreamJob job, Desired desired, Applying applying, Observed observed) {
+        StreamJobStatus projected = StatusProjection.project(job, job.getStatus(), desired.spec().error(), desired.refusal(),
+                observed.polled().workers(), Instant.now().truncatedTo(ChronoUnit.SECONDS), observed.epoch(), observed.rescale(),
+                observed.operatorLag());
+        if (desired.scaling() != null && desired.spec().error() == null) {
+            projected.autoscaler = desired.scaling().state();
         }
-        metrics.job(jobId(job), projected, workerRestarts(context));
-        UpdateControl<StreamJob> control = patchIfChanged(job, projected, refusal != null);
-        if (apply && projected.phase == StreamJobStatus.Phase.Completed) {
+        return projected;
+    }
+
+    /** When to look at the job again without waiting for a change. */
+    private UpdateControl<StreamJob> reschedule(UpdateControl<StreamJob> control, Desired desired, Applying applying,
+            Observed observed, StreamJobStatus projected) {
+        if (desired.applies() && projected.phase == StreamJobStatus.Phase.Completed) {
             // Drained (availableNow): the workers' answers will not change again, so no poll
             // brings the job back; the next reconcile, which reads this status, stops them.
             control.rescheduleAfter(pollInterval);
-        } else if (handoff.waiting()) {
+        } else if (applying.handoff().waiting()) {
             control.rescheduleAfter(BARRIER_POLL); // the barrier is asked for and checked until every worker sealed
-        } else if (operatorReadsLag || (scaling != null && scaling.watching())) {
+        } else if (observed.operatorReadsLag() || (desired.scaling() != null && desired.scaling().watching())) {
             // No worker answers or reaches Kafka (the operator's own reading of the lag goes on),
             // or an autoscaler window is open: looked at again without waiting for a change.
             control.rescheduleAfter(pollInterval);
