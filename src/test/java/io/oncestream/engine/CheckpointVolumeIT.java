@@ -42,7 +42,8 @@ import io.oncestream.testing.WorkerProcess;
  * a batch it cannot record, says why on {@code /progress} (the file and the system's words),
  * and goes on by itself, in the same process, once the volume takes writes again. The table
  * ends equal to the independently computed rows and the consumer group is never ahead of the
- * table. Timings are printed ({@code [volume]}), never asserted.
+ * table. And an ext4 volume the kernel turns read-only under a running worker, which only a
+ * new mount cures. Timings are printed ({@code [volume]}), never asserted.
  */
 @ExtendWith({KafkaExtension.class, CassandraExtension.class})
 class CheckpointVolumeIT {
@@ -196,6 +197,82 @@ class CheckpointVolumeIT {
         Map<TopicPartition, Long> ends = EngineCrashIT.endOffsets(kafka, job.topic);
         Map<TopicPartition, OffsetAndMetadata> groupAtEnd = groupOffsets(job, group);
         ends.forEach((tp, end) -> assertThat(groupAtEnd.get(tp).offset()).as("group offset of " + tp).isEqualTo(end));
+    }
+
+    /**
+     * A volume the kernel turns read-only under a running worker, as ext4 does on an error with
+     * {@code errors=remount-ro} (here {@code mount -o remount,abort}, ext4's way to simulate one):
+     * what was not fsync'd is lost as in a power loss, and the mount cannot be made writable
+     * again. The worker waits and says so; stopped, the file system repaired and mounted again,
+     * a new worker goes on from what its logs kept: the table exact, the group at the end.
+     */
+    @Test
+    void aVolumeTheKernelTurnsReadOnlyIsWaitedOutAndANewMountGoesOnExactly(KafkaBroker kafka, CassandraNode cassandra)
+            throws Exception {
+        Path dir = BASE.resolve(Long.toString(System.currentTimeMillis()));
+        Files.createDirectories(dir);
+        String name = NAME + "-ext4";
+        EngineFixture job = new EngineFixture(kafka, cassandra, dir, name, 3, 22,
+                json -> json.replace("\"trigger\": {\"intervalMs\": 200}", "\"trigger\": {\"intervalMs\": 500}"));
+        Path image = dir.resolve("volume.ext4");
+        assertThat(sh("truncate", "-s", "16M", image.toString()).exitCode()).isZero();
+        Output made = sh("mkfs.ext4", "-q", "-F", image.toString());
+        assertThat(made.exitCode()).as("mkfs.ext4: " + made.text()).isZero();
+        Files.createDirectories(job.checkpoint);
+        mountExt4(image, job.checkpoint);
+        String group = "oncestream-it." + name;
+
+        try (SteadyOrders orders = new SteadyOrders(kafka, job)) {
+            WorkerProcess worker = job.startWorker(Map.of());
+            try {
+                awaitCommitsGrowing(worker, job);
+                long lastBefore = awaitCommitsGrowing(worker, job);
+                long aborted = System.nanoTime();
+                Output abort = sh("mount", "-o", "remount,abort", job.checkpoint.toString());
+                assertThat(abort.exitCode()).as("remount,abort: " + abort.text()).isZero();
+                JsonNode waiting = awaitWaiting(worker, "Read-only file system");
+                System.out.println("[volume] ext4 turned read-only under a running worker (after batch " + lastBefore
+                        + "): reported after " + ms(aborted) + " ms: " + waiting.path("lastError").asText());
+                assertThat(waiting.path("lastError").asText()).contains(job.checkpoint.toString());
+                holdAndCheckNothingLands(worker, job, group, "a volume the kernel turned read-only");
+                assertThat(worker.terminate(Duration.ofSeconds(30))).as("exit code after SIGTERM").isEqualTo(143);
+            } finally {
+                worker.close();
+            }
+            Output unmounted = sh("umount", job.checkpoint.toString());
+            assertThat(unmounted.exitCode()).as("umount: " + unmounted.text()).isZero();
+            MOUNTED.remove(job.checkpoint);
+            Output fsck = sh("e2fsck", "-fy", image.toString());
+            System.out.println("[volume] e2fsck exit " + fsck.exitCode() + ":\n" + fsck.text().strip());
+            assertThat(fsck.exitCode()).as("e2fsck: 0 clean, 1 errors corrected\n" + fsck.text()).isBetween(0, 1);
+            mountExt4(image, job.checkpoint);
+
+            worker = job.startWorker(Map.of());
+            try {
+                long mountedAgain = System.nanoTime();
+                awaitNextCommit(worker, job, mountedAgain, "mounted again after the kernel's read-only");
+                orders.stop();
+                EngineOutageIT.awaitCaughtUp(worker, orders.count());
+                assertThat(worker.terminate(Duration.ofSeconds(30))).as("exit code after SIGTERM").isEqualTo(143);
+            } finally {
+                worker.close();
+            }
+        }
+
+        CheckpointOnDisk disk = new CheckpointOnDisk(job.checkpoint);
+        assertThat(disk.latest("commits")).as("every batch committed").isEqualTo(disk.latest("offsets"));
+        assertThat(job.rows()).as("the table").isEqualTo(job.orders.expectedRows());
+        assertThat(job.deadLetters()).isEmpty();
+        Map<TopicPartition, Long> ends = EngineCrashIT.endOffsets(kafka, job.topic);
+        Map<TopicPartition, OffsetAndMetadata> groupAtEnd = groupOffsets(job, group);
+        ends.forEach((tp, end) -> assertThat(groupAtEnd.get(tp).offset()).as("group offset of " + tp).isEqualTo(end));
+    }
+
+    private static void mountExt4(Path image, Path at) {
+        Output mounted = sh("mount", "-o", "loop,errors=remount-ro", image.toString(), at.toString());
+        assertThat(mounted.exitCode()).as("mounting an ext4 image for the checkpoint (the test runs as root): " + mounted.text())
+                .isZero();
+        MOUNTED.add(at);
     }
 
     /** Waits for {@code WAITING_FOR_CHECKPOINT} with {@code cause} in {@code lastError}; returns that progress. */
