@@ -5,7 +5,8 @@ public enum ConditionReason {
     // ConfigValid
     SpecValid, InvalidSpec, ChangeRefused,
     // Ready
-    WorkersReady, WorkersStarting, WorkersDegraded, WorkerFailed, Completed, Suspended, ReconcileFailed,
+    WorkersReady, WorkersStarting, WorkersDegraded, CheckpointVolumeUnavailable, WorkerFailed, Completed, Suspended,
+    ReconcileFailed,
     // SinkAvailable, SourceAvailable
     NoWorkerReported, WritesAcknowledged, WritesFailing, KafkaReachable, KafkaUnreachable,
     // Progressing

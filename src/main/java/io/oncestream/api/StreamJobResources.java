@@ -79,6 +79,11 @@ public final class StreamJobResources {
         return "checkpoint";
     }
 
+    /** The PVC of a worker pod, as the StatefulSet controller names it from the claim template: {@code checkpoint-<pod>}. */
+    public static String checkpointClaimName(String podName) {
+        return checkpointVolumeName() + "-" + podName;
+    }
+
     /** Labels that select a job's worker pods. */
     public static Map<String, String> selectorLabels(String job) {
         Map<String, String> labels = new TreeMap<>();

@@ -156,6 +156,7 @@ public final class MicroBatchEngine {
             return Outcome.AT_BARRIER;
         }
         long backoff = 1000;
+        String waitedFor = null;
         while (!stopRequested.getAsBoolean()) {
             long started = clockMs.getAsLong();
             StepResult result;
@@ -166,6 +167,8 @@ public final class MicroBatchEngine {
                 }
                 result = runOnce();
                 backoff = 1000;
+                progress.errorPassed(waitedFor);
+                waitedFor = null;
             } catch (StopRequestedException e) {
                 break;
             } catch (SourceException | CheckpointUnavailableException e) {
@@ -177,6 +180,7 @@ public final class MicroBatchEngine {
                 }
                 progress.state(source ? EngineState.WAITING_FOR_SOURCE : EngineState.WAITING_FOR_CHECKPOINT);
                 progress.error(e.getMessage());
+                waitedFor = e.getMessage();
                 LOG.log(Level.WARNING, (source ? "Kafka" : "the checkpoint") + " unavailable, retrying in " + backoff + " ms: "
                         + e.getMessage() + (source ? " (no batch is planned meanwhile and nothing is lost; check the brokers and the"
                         + " network to them)" : " (no batch is planned meanwhile; free space on the volume or make it writable)"));
@@ -482,11 +486,13 @@ public final class MicroBatchEngine {
     private void commitDurably(long batchId, BatchCommit commit) {
         long backoff = 1000;
         boolean failedBefore = false;
+        String failure = null;
         while (true) {
             try {
                 if (checkpoint.commits().add(batchId, commit) || failedBefore) {
                     if (failedBefore) {
                         progress.state(EngineState.COMMITTING);
+                        progress.errorPassed(failure);
                     }
                     return;
                 }
@@ -494,8 +500,9 @@ public final class MicroBatchEngine {
                         "already exists: batch " + batchId + " was committed twice");
             } catch (CheckpointUnavailableException e) {
                 failedBefore = true;
+                failure = e.getMessage();
                 progress.state(EngineState.WAITING_FOR_CHECKPOINT);
-                progress.error(e.getMessage());
+                progress.error(failure);
                 LOG.log(Level.WARNING, "batch " + batchId + " is written but cannot be committed yet, retrying in " + backoff
                         + " ms (its rows are not written again; free space on the checkpoint volume or make it writable): "
                         + e.getMessage());

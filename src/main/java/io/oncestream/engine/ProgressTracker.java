@@ -185,6 +185,13 @@ public final class ProgressTracker {
         lastError = message;
     }
 
+    /** Clears {@code lastError} if it still is {@code message}: a failure that passed is not reported as current. */
+    public synchronized void errorPassed(String message) {
+        if (message != null && message.equals(lastError)) {
+            lastError = null;
+        }
+    }
+
     public synchronized Timings timings() {
         return new Timings(batchSeconds.snapshot(), writeSeconds.snapshot(), replays);
     }

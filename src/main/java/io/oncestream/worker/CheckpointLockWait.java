@@ -15,6 +15,7 @@ import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointContents;
 import io.oncestream.engine.checkpoint.CheckpointLockedException;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
+import io.oncestream.engine.checkpoint.CheckpointUnavailableException;
 import io.oncestream.engine.checkpoint.DurableFiles;
 import io.oncestream.engine.checkpoint.Savepoint;
 
@@ -25,6 +26,12 @@ import io.oncestream.engine.checkpoint.Savepoint;
  * reports {@code WAITING_FOR_CHECKPOINT_LOCK} with the holder and since when, and opens the
  * checkpoint as soon as the lock is free. After {@code maxWait} it gives up with
  * {@link LockWaitExpiredException}, and the worker exits so that the kubelet restarts it.
+ *
+ * <p>A volume that cannot be written (full, read-only) is waited out here too, for as long as it
+ * lasts, with the engine's back-off (1 s doubling to 5 s) and its state,
+ * {@code WAITING_FOR_CHECKPOINT}: it takes a person to free space or make the volume writable,
+ * and the worker should start within seconds of that, not after a restart's back-off of up to
+ * 30 s, nor report a vague {@code RETRYING} meanwhile.
  */
 final class CheckpointLockWait {
 
@@ -37,13 +44,21 @@ final class CheckpointLockWait {
     static Checkpoint open(Path dir, CheckpointMetadata expected, Savepoint seed, DurableFiles files, Duration maxWait,
             ProgressTracker progress, BooleanSupplier stopRequested) {
         Instant since = null;
+        Instant volumeSince = null;
         long pauseMs = 100;
+        long volumePauseMs = 1000;
         while (true) {
             try {
                 Checkpoint checkpoint = Checkpoint.open(dir, expected, seed, files);
                 if (since != null) {
                     LOG.log(Level.INFO, "checkpoint lock acquired after waiting "
                             + Duration.between(since, Instant.now()).toMillis() + " ms");
+                }
+                if (volumeSince != null) {
+                    LOG.log(Level.INFO, "checkpoint volume usable again after waiting "
+                            + Duration.between(volumeSince, Instant.now()).toMillis() + " ms");
+                }
+                if (since != null || volumeSince != null) {
                     progress.error(null);
                     progress.state(EngineState.STARTING);
                 }
@@ -63,6 +78,17 @@ final class CheckpointLockWait {
                 progress.error(e.getMessage() + "; waiting since " + since);
                 Pause.sleep(pauseMs, stopRequested);
                 pauseMs = Math.min(pauseMs * 2, 2000);
+            } catch (CheckpointUnavailableException e) {
+                if (volumeSince == null) {
+                    volumeSince = Instant.now();
+                    reportCommitted(dir, progress);
+                }
+                progress.state(EngineState.WAITING_FOR_CHECKPOINT);
+                progress.error(e.getMessage());
+                LOG.log(Level.WARNING, "cannot open the checkpoint, retrying in " + volumePauseMs + " ms (free space on the"
+                        + " volume or make it writable; nothing is read or written meanwhile): " + e.getMessage());
+                Pause.sleep(volumePauseMs, stopRequested);
+                volumePauseMs = Math.min(volumePauseMs * 2, 5000);
             }
         }
     }
@@ -70,7 +96,7 @@ final class CheckpointLockWait {
     /**
      * What the checkpoint says was committed, read without the lock (its files are create-only),
      * so that the job's status keeps the worker's batch and offsets while it waits. Only
-     * informational: a checkpoint that cannot be read now is read again once the lock is held.
+     * informational: a checkpoint that cannot be read now is read again once it is opened.
      */
     private static void reportCommitted(Path dir, ProgressTracker progress) {
         try {

@@ -225,10 +225,11 @@ public final class Checkpoint implements AutoCloseable {
 
     /** Records {@code recovered} (create-only); returns what the checkpoint holds afterwards (an earlier record wins). */
     public RecoveredChain recover(RecoveredChain recovered) {
+        Path file = dir.resolve(RECOVERED);
         try {
-            files.createAtomically(dir.resolve(RECOVERED), CheckpointJson.encode(recovered));
+            files.createAtomically(file, CheckpointJson.encode(recovered));
         } catch (IOException e) {
-            throw new CheckpointUnavailableException(dir, "cannot write " + dir.resolve(RECOVERED) + ": " + describe(e), e);
+            throw new CheckpointUnavailableException(dir, "cannot write " + file + ": " + describe(e, file), e);
         }
         return recovered().orElseThrow();
     }
@@ -246,7 +247,7 @@ public final class Checkpoint implements AutoCloseable {
         } catch (java.nio.file.NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
-            throw new CheckpointUnavailableException(dir, "cannot read " + file + ": " + describe(e), e);
+            throw new CheckpointUnavailableException(dir, "cannot read " + file + ": " + describe(e, file), e);
         }
     }
 
@@ -291,8 +292,16 @@ public final class Checkpoint implements AutoCloseable {
      * file ({@code NoSuchFile: /checkpoint/offsets}, {@code AccessDenied: ...}).
      */
     static String describe(IOException e) {
+        return describe(e, null);
+    }
+
+    /** {@link #describe(IOException)} for a message that names {@code subject} already: its name is not said twice. */
+    static String describe(IOException e, Path subject) {
         String kind = e.getClass().getSimpleName().replace("Exception", "");
         if (e instanceof java.nio.file.FileSystemException fs) {
+            if (subject != null && subject.toString().equals(fs.getFile()) && fs.getReason() != null) {
+                return fs.getReason();
+            }
             return fs.getReason() != null ? fs.getReason() + " (" + fs.getFile() + ")" : kind + ": " + fs.getFile();
         }
         return e.getMessage() == null ? kind : e.getMessage();

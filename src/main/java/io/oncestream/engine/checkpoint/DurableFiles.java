@@ -100,7 +100,7 @@ public final class DurableFiles {
             reached(WritePoint.TEMP_SYNCED, target);
         } catch (IOException e) {
             // A full volume must not fill up further with the halves of files that were never linked.
-            throw removingTemp(temp, e);
+            throw removingTemp(temp, naming(target, e));
         }
         try {
             Files.createLink(target, temp);
@@ -118,9 +118,23 @@ public final class DurableFiles {
             syncDirectory(dir);
             reached(WritePoint.DIRECTORY_SYNCED, target);
         } catch (IOException e) {
-            throw removingTemp(temp, e);
+            throw removingTemp(temp, naming(target, e));
         }
         return true;
+    }
+
+    /**
+     * {@code failure} as an error of {@code target}: a failed write or fsync says only "No space
+     * left on device" or "Input/output error", without the file, which a user needs to find the volume.
+     */
+    private static IOException naming(Path target, IOException failure) {
+        if (failure instanceof java.nio.file.FileSystemException) {
+            return failure;
+        }
+        java.nio.file.FileSystemException named = new java.nio.file.FileSystemException(target.toString(), null,
+                failure.getMessage());
+        named.initCause(failure);
+        return named;
     }
 
     /** {@code failure}, after removing the temp file of a write it ended (what that fails of it is added to it). */

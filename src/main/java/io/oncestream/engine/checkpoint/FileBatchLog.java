@@ -76,7 +76,7 @@ public final class FileBatchLog<T> implements BatchLog<T> {
             scanned = false;
             latest = null;
             oldest = -1;
-            throw new CheckpointUnavailableException(file, "cannot write: " + Checkpoint.describe(e), e);
+            throw new CheckpointUnavailableException(file, "cannot write: " + Checkpoint.describe(e, file), e);
         }
         if (created && scanned) {
             if (latest == null || batchId > latest.batchId()) {
@@ -99,7 +99,7 @@ public final class FileBatchLog<T> implements BatchLog<T> {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
-            throw new CheckpointUnavailableException(file, "cannot read: " + Checkpoint.describe(e), e);
+            throw new CheckpointUnavailableException(file, "cannot read: " + Checkpoint.describe(e, file), e);
         }
         return Optional.of(CheckpointJson.decode(file, bytes, type));
     }
@@ -158,7 +158,7 @@ public final class FileBatchLog<T> implements BatchLog<T> {
             try {
                 Files.deleteIfExists(file(id));
             } catch (IOException e) {
-                throw new CheckpointUnavailableException(file(id), "cannot delete: " + Checkpoint.describe(e), e);
+                throw new CheckpointUnavailableException(file(id), "cannot delete: " + Checkpoint.describe(e, file(id)), e);
             }
         }
         if (latest != null && latest.batchId() < batchId) {

@@ -12,6 +12,7 @@ import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.api.StreamJobResources;
 import io.oncestream.engine.checkpoint.TopicPartitionKey;
 
 /**
@@ -28,6 +29,9 @@ public final class StatusProjection {
      */
     private static final java.util.Set<String> WAITING_STATES = java.util.Set.of("WAITING_FOR_CHECKPOINT_LOCK",
             "WAITING_FOR_CHECKPOINT", "RETRYING");
+
+    /** The worker state of a checkpoint volume that takes no writes (full, read-only, I/O errors). */
+    private static final String CHECKPOINT_VOLUME_STATE = "WAITING_FOR_CHECKPOINT";
 
     /** One expected worker: its pod (ready or not, or absent) and its progress (null if not reachable). */
     public record Worker(String podName, boolean podExists, boolean podReady, WorkerProgress progress, String unreachable) {
@@ -149,6 +153,7 @@ public final class StatusProjection {
         String sinkDown = null;
         String sourceDown = null;
         String waiting = null;
+        String volume = null;
         StreamJobStatus.Totals totals = new StreamJobStatus.Totals();
         totals.read = 0L;
         totals.filteredOut = 0L;
@@ -221,6 +226,9 @@ public final class StatusProjection {
             if ("COMPLETED".equals(p.state())) {
                 completed++;
             }
+            if (CHECKPOINT_VOLUME_STATE.equals(p.state()) && volume == null) {
+                volume = volumeUnavailable(w.podName(), p.lastError());
+            }
             if (WAITING_STATES.contains(p.state()) && waiting == null) {
                 waiting = w.podName() + " " + p.state() + ": " + p.lastError();
             }
@@ -276,6 +284,11 @@ public final class StatusProjection {
             // Done as asked: ready in the sense GitOps tools read (kstatus "Current", Argo CD "Healthy").
             s.phase = Phase.Completed;
             condition(s, before, now, ConditionType.Ready, true, ConditionReason.Completed, "every worker drained its partitions (availableNow)");
+        } else if (volume != null) {
+            // Degraded even for a job that was never up: the worker waits for a person to free
+            // space or make the volume writable, not for something that passes by itself.
+            s.phase = Phase.Degraded;
+            condition(s, before, now, ConditionType.Ready, false, ConditionReason.CheckpointVolumeUnavailable, volume);
         } else if (allReporting && ready == workers.size() && sinkDown == null && sourceDown == null) {
             s.phase = Phase.Running;
             condition(s, before, now, ConditionType.Ready, true, ConditionReason.WorkersReady, ready + " of " + workers.size() + " workers ready");
@@ -299,6 +312,16 @@ public final class StatusProjection {
         }
         stalled(s, before, now, failed == null ? null : ConditionReason.WorkerFailed, failed);
         return s;
+    }
+
+    /**
+     * What a worker whose checkpoint volume takes no writes needs from a person, naming the pod,
+     * its PVC and what the worker reported (the file and the system's reason).
+     */
+    static String volumeUnavailable(String pod, String lastError) {
+        return pod + " cannot write its checkpoint volume (PVC " + StreamJobResources.checkpointClaimName(pod) + "): "
+                + lastError + "; no batch runs until it can: free space on the volume or grow the PVC, or make it writable,"
+                + " and the worker goes on by itself";
     }
 
     /**

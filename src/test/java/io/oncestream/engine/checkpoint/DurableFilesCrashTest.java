@@ -95,6 +95,62 @@ class DurableFilesCrashTest {
                 .hasMessage(dir.resolve("commits").resolve("3") + ": cannot write: No space left on device");
     }
 
+    /**
+     * A write that fails (a full or read-only volume, an I/O error) rather than crashes, at each
+     * point: the error names the file being created, whatever the system's error said (a failed
+     * write or fsync names no file), and what is left is either nothing, temp file included, or
+     * the complete file (from the link on), never a partial one a later start could read.
+     */
+    @ParameterizedTest
+    @EnumSource(WritePoint.class)
+    void aFailedWriteNamesTheFileAndLeavesNoPartialFile(WritePoint point) throws IOException {
+        Path target = dir.resolve("7");
+        DurableFiles full = DurableFiles.failingAt((reached, file) -> {
+            if (reached == point) {
+                throw new IOException("No space left on device");
+            }
+        });
+
+        assertThatThrownBy(() -> full.createAtomically(target, CONTENT))
+                .isInstanceOfSatisfying(java.nio.file.FileSystemException.class, e -> {
+                    assertThat(e.getFile()).isEqualTo(target.toString());
+                    assertThat(e.getReason()).isEqualTo("No space left on device");
+                });
+
+        assertThat(temps()).as("temp files").isEmpty();
+        if (point.compareTo(WritePoint.LINKED) >= 0) {
+            assertThat(Files.readAllBytes(target)).as("linked before the failure: complete").isEqualTo(CONTENT);
+        } else {
+            assertThat(Files.exists(target)).as("final name before the link").isFalse();
+        }
+    }
+
+    /**
+     * A new checkpoint on a full volume: opening it fails naming the metadata file it could not
+     * write, leaves no metadata (nor temp file), and opens once the volume takes writes.
+     */
+    @Test
+    void aCheckpointThatCannotWriteItsMetadataSaysWhichFileAndOpensLater() throws IOException {
+        Path checkpoint = dir.resolve("checkpoint");
+        CheckpointMetadata metadata = new CheckpointMetadata(CheckpointMetadata.FORMAT, "shop/orders", List.of("orders"), 1, 0);
+        DurableFiles full = DurableFiles.failingAt((reached, file) -> {
+            if (reached == WritePoint.TEMP_HALF_WRITTEN) {
+                throw new IOException("No space left on device");
+            }
+        });
+
+        assertThatThrownBy(() -> Checkpoint.open(checkpoint, metadata, full))
+                .isInstanceOf(CheckpointUnavailableException.class)
+                .hasMessage(checkpoint + ": cannot open checkpoint: No space left on device (" + checkpoint.resolve("metadata") + ")");
+        try (Stream<Path> left = Files.list(checkpoint)) {
+            assertThat(left.map(f -> f.getFileName().toString())).as("left on the volume").containsExactly(".lock");
+        }
+
+        try (Checkpoint opened = Checkpoint.open(checkpoint, metadata, DurableFiles.synced())) {
+            assertThat(Files.exists(checkpoint.resolve("metadata"))).isTrue();
+        }
+    }
+
     private List<Path> temps() throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(f -> f.getFileName().toString().contains(DurableFiles.TEMP_MARK)).toList();

@@ -88,6 +88,40 @@ class StatusProjectionTest {
         assertThat(s.workers.get(1).lastError).isEqualTo(holder);
     }
 
+    /**
+     * A worker whose checkpoint volume is full (or read-only): Degraded, also for a job that was
+     * never up, with Ready naming the pod, its PVC, the file and the system's reason, and what
+     * to do; Progressing=False (WorkerWaiting); nothing Stalled: the worker goes on by itself.
+     */
+    @Test
+    void aWorkerWhoseCheckpointVolumeIsFullIsDegradedNamingTheVolumeAndTheFile() {
+        StreamJob job = TestJobs.job("  parallelism: 2\n");
+        String error = "/checkpoint/offsets/42: cannot write: No space left on device (/checkpoint/offsets/.42.tmp-5f0c)";
+        for (StreamJobStatus previous : java.util.Arrays.asList(running(), null)) {
+            StreamJobStatus s = StatusProjection.project(job, previous, null, List.of(
+                    worker(0, progress(EngineState.IDLE, 4, Map.of("orders-0", new long[] {300, 300}), true, null)),
+                    new StatusProjection.Worker("paid-orders-1", true, false,
+                            progress(EngineState.WAITING_FOR_CHECKPOINT, 41, Map.of("orders-1", new long[] {90, 300}), true,
+                                    error), null)), T0);
+            String was = previous == null ? "a new job" : "a running job";
+            assertThat(s.phase).as(was).isEqualTo(Phase.Degraded);
+            Condition ready = s.condition(ConditionType.Ready).orElseThrow();
+            assertThat(ready.status).isEqualTo("False");
+            assertThat(ready.reason).isEqualTo("CheckpointVolumeUnavailable");
+            assertThat(ready.message).as(was).isEqualTo("paid-orders-1 cannot write its checkpoint volume (PVC"
+                    + " checkpoint-paid-orders-1): /checkpoint/offsets/42: cannot write: No space left on device"
+                    + " (/checkpoint/offsets/.42.tmp-5f0c); no batch runs until it can: free space on the volume or grow the"
+                    + " PVC, or make it writable, and the worker goes on by itself");
+            Condition progressing = s.condition(ConditionType.Progressing).orElseThrow();
+            assertThat(progressing.reason).isEqualTo("WorkerWaiting");
+            assertThat(progressing.message).contains("paid-orders-1 WAITING_FOR_CHECKPOINT: " + error);
+            assertThat(conditions(s)).containsEntry("Progressing", "False").containsEntry("Stalled", "False")
+                    .containsEntry("SinkAvailable", "True").containsEntry("SourceAvailable", "True");
+            assertThat(s.workers.get(1).lastError).isEqualTo(error);
+            assertThat(s.batchId).as("the lowest committed batch").isEqualTo(4L);
+        }
+    }
+
     @Test
     void unreachableWorkerIsReportedAndTheLastBatchIdIsKept() {
         StreamJob job = TestJobs.job("  parallelism: 2\n");
