@@ -200,7 +200,16 @@ public final class OrderStream {
 
     /** The rows of the records with offsets below {@code endOffset} only (a single-partition topic's committed prefix). */
     public Map<String, String> expectedRowsBefore(long endOffset) {
-        List<Produced> inOffsetOrder = new ArrayList<>(produced.stream().filter(p -> p.offset() < endOffset).toList());
+        return expectedRowsOf(produced.stream().filter(p -> p.offset() < endOffset).toList());
+    }
+
+    /** The rows of the records below the end offset of their partition in {@code ends} (a prefix of every partition). */
+    public Map<String, String> expectedRowsBefore(Map<Integer, Long> ends) {
+        return expectedRowsOf(produced.stream().filter(p -> p.offset() < ends.getOrDefault(p.partition(), 0L)).toList());
+    }
+
+    private static Map<String, String> expectedRowsOf(List<Produced> records) {
+        List<Produced> inOffsetOrder = new ArrayList<>(records);
         inOffsetOrder.sort((a, b) -> a.partition() != b.partition() ? Integer.compare(a.partition(), b.partition())
                 : Long.compare(a.offset(), b.offset()));
         Map<String, String> rows = new TreeMap<>();
