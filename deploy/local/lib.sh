@@ -17,6 +17,9 @@ STACK_IP=${ONCESTREAM_IP:-198.18.0.2}
 GATEWAY_IP=${ONCESTREAM_GATEWAY_IP:-198.18.0.1}
 POD_CIDR=${ONCESTREAM_POD_CIDR:-198.18.1.0/24}
 SERVICE_CIDR=${ONCESTREAM_SERVICE_CIDR:-198.18.2.0/24}
+# Extra service addresses inside the namespace (e.g. the nodes of cassandra-cluster.sh), each
+# service on its own address of this range, routed from this machine through the veth.
+EXTRA_CIDR=${ONCESTREAM_EXTRA_CIDR:-198.18.3.0/24}
 # Dynamically provisioned persistent volumes (the controller-manager's hostPath provisioner
 # writes to /tmp/hostpath_pv, which the controller-manager and the node see bound to this).
 PV_DIR=$ONCESTREAM_LOCAL_DIR/volumes
@@ -46,17 +49,26 @@ in_netns() {
   nsenter --net="/run/netns/$NETNS" -- "$@"
 }
 
-# port_open PORT: something accepts TCP connections on STACK_IP:PORT.
-port_open() {
-  (exec 3<>"/dev/tcp/$STACK_IP/$1") 2>/dev/null
+# extra_ip N: the Nth address of EXTRA_CIDR (1 is the first after the range's own address).
+extra_ip() {
+  local a b c d v
+  IFS=. read -r a b c d <<< "${EXTRA_CIDR%/*}"
+  v=$(( (a << 24) + (b << 16) + (c << 8) + d + $1 ))
+  echo "$(( v >> 24 & 255 )).$(( v >> 16 & 255 )).$(( v >> 8 & 255 )).$(( v & 255 ))"
 }
 
-# require_free_port PORT WHAT: fail clearly when another process holds the port.
+# port_open PORT [HOST]: something accepts TCP connections on HOST:PORT (HOST: STACK_IP).
+port_open() {
+  (exec 3<>"/dev/tcp/${2:-$STACK_IP}/$1") 2>/dev/null
+}
+
+# require_free_port PORT WHAT [HOST]: fail clearly when another process holds HOST:PORT (HOST: STACK_IP).
 require_free_port() {
-  if port_open "$1"; then
+  local host=${3:-$STACK_IP}
+  if port_open "$1" "$host"; then
     local who
-    who=$(in_netns ss -ltnpH "sport = :$1" 2>/dev/null | sed -n 's/.*users:((\("[^"]*",pid=[0-9]*\).*/\1/p' | head -1)
-    die "port $1 ($2) on $STACK_IP is already taken${who:+ by $who}; stop that process or choose another port (see the variables at the top of $(basename "$0"))"
+    who=$(in_netns ss -ltnpH "src $host and sport = :$1" 2>/dev/null | sed -n 's/.*users:((\("[^"]*",pid=[0-9]*\).*/\1/p' | head -1)
+    die "port $1 ($2) on $host is already taken${who:+ by $who}; stop that process or choose another port (see the variables at the top of $(basename "$0"))"
   fi
 }
 

@@ -9,18 +9,20 @@
 #     ▼
 #   netns ONCESTREAM_NETNS ── ONCESTREAM_IP (198.18.0.2): Kafka, Cassandra, etcd,
 #     │                        kube-apiserver, controller-manager, scheduler, kubelet
-#     └─ bridge ──► pods on ONCESTREAM_POD_CIDR (198.18.1.0/24), one address each
+#     ├─ bridge ──► pods on ONCESTREAM_POD_CIDR (198.18.1.0/24), one address each
+#     └─ lo: ONCESTREAM_EXTRA_CIDR (198.18.3.0/24), extra service addresses (e.g. the nodes
+#            of cassandra-cluster.sh, each on its own address)
 #
 # 198.18.0.0/15 is reserved for network tests (RFC 2544): never a private range, never
-# routed beyond this machine. This machine gets one route, to the pod range via the veth,
-# so that tests and an operator running as a process reach podIP:8080.
+# routed beyond this machine. This machine gets two routes via the veth: to the pod range,
+# so that tests and an operator running as a process reach podIP:8080, and to the extra range.
 #
 # Usage: netns.sh start | stop | status | env | exec COMMAND...
 #   exec   run COMMAND inside the namespace (e.g. `netns.sh exec ss -ltn`)
 #
 # Settings (environment):
 #   ONCESTREAM_NETNS=oncestream  ONCESTREAM_IP=198.18.0.2  ONCESTREAM_GATEWAY_IP=198.18.0.1
-#   ONCESTREAM_POD_CIDR=198.18.1.0/24
+#   ONCESTREAM_POD_CIDR=198.18.1.0/24  ONCESTREAM_EXTRA_CIDR=198.18.3.0/24
 SERVICE=netns
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -35,6 +37,10 @@ require_root() {
 
 start() {
   require_root
+  case "$EXTRA_CIDR" in
+    198.18.*|198.19.*) ;;
+    *) die "ONCESTREAM_EXTRA_CIDR=$EXTRA_CIDR is outside 198.18.0.0/15, the range the stack keeps to" ;;
+  esac
   if [ ! -e "/run/netns/$NETNS" ]; then
     log "creating network namespace $NETNS ($STACK_IP, pods on $POD_CIDR)"
     ip netns add "$NETNS"
@@ -50,11 +56,16 @@ start() {
   # Forwarding between the veth and the pod bridge, inside the namespace only (per-namespace setting).
   ip netns exec "$NETNS" sysctl -qw net.ipv4.ip_forward=1
   ip route replace "$POD_CIDR" via "$STACK_IP" dev "$veth_host"
+  # An address with a prefix on a loopback device makes the whole prefix local (the kernel adds
+  # a local route for it): every address of the extra range can be bound in the namespace.
+  ip netns exec "$NETNS" ip addr replace "$(extra_ip 1)/${EXTRA_CIDR#*/}" dev lo
+  ip route replace "$EXTRA_CIDR" via "$STACK_IP" dev "$veth_host"
 }
 
 stop() {
   [ -e "/run/netns/$NETNS" ] || return 0
   ip route del "$POD_CIDR" via "$STACK_IP" dev "$veth_host" 2>/dev/null || true
+  ip route del "$EXTRA_CIDR" via "$STACK_IP" dev "$veth_host" 2>/dev/null || true
   ip link del "$veth_host" 2>/dev/null || true
   ip netns del "$NETNS" 2>/dev/null || true
   log "removed network namespace $NETNS"
@@ -62,7 +73,7 @@ stop() {
 
 status() {
   if [ -e "/run/netns/$NETNS" ] && ip link show "$veth_host" >/dev/null 2>&1; then
-    echo "netns $NETNS: up, stack $STACK_IP, gateway $GATEWAY_IP, pods $POD_CIDR"
+    echo "netns $NETNS: up, stack $STACK_IP, gateway $GATEWAY_IP, pods $POD_CIDR, extra $EXTRA_CIDR"
   else
     echo "netns $NETNS: down"
     return 3
@@ -73,7 +84,7 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   status) status ;;
-  env) printf 'ONCESTREAM_NETNS=%s\nONCESTREAM_IP=%s\nONCESTREAM_POD_CIDR=%s\n' "$NETNS" "$STACK_IP" "$POD_CIDR" ;;
+  env) printf 'ONCESTREAM_NETNS=%s\nONCESTREAM_IP=%s\nONCESTREAM_POD_CIDR=%s\nONCESTREAM_EXTRA_CIDR=%s\n' "$NETNS" "$STACK_IP" "$POD_CIDR" "$EXTRA_CIDR" ;;
   exec) shift; exec nsenter --net="/run/netns/$NETNS" -- "$@" ;;
   *) echo "usage: $0 start|stop|status|env|exec COMMAND..." >&2; exit 2 ;;
 esac

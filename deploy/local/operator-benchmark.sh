@@ -28,7 +28,7 @@ done
 
 export ONCESTREAM_LOCAL_DIR=$repo/target/operator-bench/services
 export ONCESTREAM_NETNS=oncestream-opbench ONCESTREAM_IP=198.18.16.2 ONCESTREAM_GATEWAY_IP=198.18.16.1
-export ONCESTREAM_POD_CIDR=198.18.17.0/24 ONCESTREAM_SERVICE_CIDR=198.18.18.0/24
+export ONCESTREAM_POD_CIDR=198.18.17.0/24 ONCESTREAM_SERVICE_CIDR=198.18.18.0/24 ONCESTREAM_EXTRA_CIDR=198.18.19.0/24
 # The controller-manager's defaults (20 requests/s) would take most of an hour to create
 # 10,000 StatefulSets' pods and volume claims.
 export KUBE_CONTROLLER_MANAGER_ARGS="--kube-api-qps=200 --kube-api-burst=400 --concurrent-statefulset-syncs=10"
