@@ -415,11 +415,15 @@ public final class MicroBatchEngine {
         AtomicLong acknowledged = new AtomicLong();
         long halfWrites = Math.max(1, writes.size() / 2);
         RowSink.SinkListener listener = new RowSink.SinkListener() {
+            /** The error this batch's writes reported, cleared once Cassandra acknowledges them again. */
+            private volatile String sinkError;
+
             @Override
             public void waitingForSink(Throwable cause, int pendingWrites) {
+                sinkError = "Cassandra: " + cause.getMessage();
                 progress.sinkAvailable(false);
                 progress.state(EngineState.WAITING_FOR_SINK);
-                progress.error("Cassandra: " + cause.getMessage());
+                progress.error(sinkError);
                 LOG.log(Level.WARNING, "batch " + batchId + ": " + pendingWrites
                         + " writes failed, retrying until Cassandra acknowledges them (nothing is committed meanwhile; the lag"
                         + " grows; check the Cassandra nodes and the network to them): " + cause.getMessage());
@@ -429,6 +433,7 @@ public final class MicroBatchEngine {
             public void sinkAvailable() {
                 progress.sinkAvailable(true);
                 progress.state(EngineState.WRITING);
+                progress.errorPassed(sinkError);
             }
 
             @Override

@@ -256,6 +256,29 @@ class EngineCrashTest {
     }
 
     /**
+     * Cassandra down while batches are written: the worker reports the driver's error while it
+     * waits, and once the writes are acknowledged the error is no longer reported as current.
+     */
+    @Test
+    void aSinkOutageIsReportedWhileItLastsOnly() {
+        Producer producer = new Producer();
+        producer.produce(RECORDS);
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 17);
+        ProgressTracker progress = new ProgressTracker(JOB.jobId(), 0, 1);
+        List<String> reported = new ArrayList<>();
+        table.outages(2, () -> reported.add(progress.snapshot().lastError() + " (sink available: "
+                + progress.snapshot().sinkAvailable() + ")"));
+        try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, NO_CRASH)) {
+            new MicroBatchEngine(JOB, checkpoint, producer.source, TRANSFORMER, table, ProtocolHooks.NONE, progress, () -> false,
+                    clockMs::incrementAndGet).run();
+        }
+        assertThat(reported).as("what the worker reported while Cassandra was down")
+                .containsOnly("Cassandra: No node was available to execute the query (sink available: false)");
+        assertThat(progress.snapshot().lastError()).as("once written, the outage is not reported as current").isNull();
+        assertThat(progress.snapshot().sinkAvailable()).isTrue();
+    }
+
+    /**
      * The checkpoint volume is full (or read-only) while batch 2's log entry is written, at
      * every point of the write, three times over: the engine reports it and waits, goes on
      * where the logs say once the write succeeds, and the run ends exactly as one without a

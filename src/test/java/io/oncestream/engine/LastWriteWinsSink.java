@@ -37,6 +37,9 @@ final class LastWriteWinsSink implements RowSink {
     private final Map<String, Cell> deadLetters = new TreeMap<>();
     private final Map<String, Set<Long>> timestampsByRecord = new TreeMap<>();
     private final List<String> ties = new ArrayList<>();
+    /** Calls of {@link #writeAll} still to find the sink down (each reports it, then the sink is back). */
+    private int outages;
+    private Runnable duringOutage = () -> { };
 
     /** Rows are keyed by column {@code keyColumn}; writes are acknowledged {@code ackEvery} at a time. */
     LastWriteWinsSink(String keyColumn, int ackEvery, long seed) {
@@ -74,8 +77,23 @@ final class LastWriteWinsSink implements RowSink {
         return new Upsert(true, where(record), Map.of("error", error), timestampMicros, where(record));
     }
 
+    /**
+     * The next {@code calls} calls of {@link #writeAll} each find the sink down once before it
+     * takes their writes; {@code during} runs while it is down.
+     */
+    void outages(int calls, Runnable during) {
+        outages = calls;
+        duringOutage = during;
+    }
+
     @Override
     public List<Refused> writeAll(List<Write> writes, SinkListener listener) {
+        if (outages > 0) {
+            outages--;
+            listener.waitingForSink(new IllegalStateException("No node was available to execute the query"), writes.size());
+            duringOutage.run();
+            listener.sinkAvailable();
+        }
         List<Write> order = new ArrayList<>(writes);
         Collections.shuffle(order, shuffle);
         int pending = 0;
