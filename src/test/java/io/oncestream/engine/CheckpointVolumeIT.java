@@ -86,10 +86,7 @@ class CheckpointVolumeIT {
             WorkerProcess worker = job.startWorker(Map.of());
             try {
                 long since = System.nanoTime();
-                JsonNode waiting = awaitWaiting(worker, "No space left on device");
-                System.out.println("[volume] started on a full volume: reported after " + ms(since) + " ms: "
-                        + waiting.path("state").asText() + ": " + waiting.path("lastError").asText());
-                assertThat(waiting.path("lastError").asText()).contains(job.checkpoint.toString());
+                awaitReported(worker, "No space left on device", job.checkpoint, "started on a full volume", since);
                 holdAndCheckNothingLands(worker, job, group, "a new checkpoint on a full volume");
                 assertThat(job.rows()).as("no batch ran").isEmpty();
                 freeAndAwaitNextCommit(worker, job, filler, "full at start, new checkpoint");
@@ -98,10 +95,8 @@ class CheckpointVolumeIT {
                 long lastBefore = awaitCommitsGrowing(worker, job);
                 long filled = System.nanoTime();
                 fill(filler);
-                waiting = awaitWaiting(worker, "No space left on device");
-                System.out.println("[volume] filled while running (after batch " + lastBefore + "): reported after " + ms(filled)
-                        + " ms: " + waiting.path("state").asText() + ": " + waiting.path("lastError").asText());
-                assertThat(waiting.path("lastError").asText()).contains(job.checkpoint.toString());
+                awaitReported(worker, "No space left on device", job.checkpoint, "filled while running (after batch " + lastBefore
+                        + ")", filled);
                 topUp(filler); // a page a failed write freed goes to the filler, not to the next batch
                 holdAndCheckNothingLands(worker, job, group, "a volume filled under a running worker");
                 freeAndAwaitNextCommit(worker, job, filler, "filled while running");
@@ -123,10 +118,8 @@ class CheckpointVolumeIT {
             worker = job.startWorker(Map.of());
             try {
                 long since = System.nanoTime();
-                JsonNode waiting = awaitWaiting(worker, "Read-only file system");
-                System.out.println("[volume] started on a read-only volume: reported after " + ms(since) + " ms: "
-                        + waiting.path("state").asText() + ": " + waiting.path("lastError").asText());
-                assertThat(waiting.path("lastError").asText()).contains(job.checkpoint.toString());
+                JsonNode waiting = awaitReported(worker, "Read-only file system", job.checkpoint, "started on a read-only volume",
+                        since);
                 assertThat(waiting.path("batchId").asLong()).as("what the checkpoint holds, read while it cannot be written")
                         .isEqualTo(new CheckpointOnDisk(job.checkpoint).latest("commits").orElseThrow());
                 holdAndCheckNothingLands(worker, job, group, "a read-only volume");
@@ -145,10 +138,7 @@ class CheckpointVolumeIT {
             worker = job.startWorker(Map.of());
             try {
                 long since = System.nanoTime();
-                JsonNode waiting = awaitWaiting(worker, "No space left on device");
-                System.out.println("[volume] started again on a full volume: reported after " + ms(since) + " ms: "
-                        + waiting.path("state").asText() + ": " + waiting.path("lastError").asText());
-                assertThat(waiting.path("lastError").asText()).contains(job.checkpoint.toString());
+                awaitReported(worker, "No space left on device", job.checkpoint, "started again on a full volume", since);
                 holdAndCheckNothingLands(worker, job, group, "an existing checkpoint on a full volume");
                 freeAndAwaitNextCommit(worker, job, filler, "full at a restart");
                 assertThat(worker.terminate(Duration.ofSeconds(30))).as("exit code after SIGTERM").isEqualTo(143);
@@ -166,11 +156,9 @@ class CheckpointVolumeIT {
                 fill(filler);
                 long filled = System.nanoTime();
                 Files.createFile(release);
-                JsonNode waiting = awaitWaiting(worker, "No space left on device");
-                System.out.println("[volume] filled after batch " + held + "'s rows were acknowledged: reported after "
-                        + ms(filled) + " ms: " + waiting.path("state").asText() + ": " + waiting.path("lastError").asText());
-                assertThat(waiting.path("lastError").asText()).contains(job.checkpoint.resolve("commits").resolve(Long.toString(held))
-                        .toString());
+                JsonNode waiting = awaitReported(worker, "No space left on device",
+                        job.checkpoint.resolve("commits").resolve(Long.toString(held)),
+                        "filled after batch " + held + "'s rows were acknowledged", filled);
                 assertThat(waiting.path("runningBatchId").asLong()).as("the batch waiting for its commit").isEqualTo(held);
                 topUp(filler);
                 holdAndCheckNothingLands(worker, job, group, "a batch waiting for its commit");
@@ -230,10 +218,8 @@ class CheckpointVolumeIT {
                 long aborted = System.nanoTime();
                 Output abort = sh("mount", "-o", "remount,abort", job.checkpoint.toString());
                 assertThat(abort.exitCode()).as("remount,abort: " + abort.text()).isZero();
-                JsonNode waiting = awaitWaiting(worker, "Read-only file system");
-                System.out.println("[volume] ext4 turned read-only under a running worker (after batch " + lastBefore
-                        + "): reported after " + ms(aborted) + " ms: " + waiting.path("lastError").asText());
-                assertThat(waiting.path("lastError").asText()).contains(job.checkpoint.toString());
+                awaitReported(worker, "Read-only file system", job.checkpoint,
+                        "ext4 turned read-only under a running worker (after batch " + lastBefore + ")", aborted);
                 holdAndCheckNothingLands(worker, job, group, "a volume the kernel turned read-only");
                 assertThat(worker.terminate(Duration.ofSeconds(30))).as("exit code after SIGTERM").isEqualTo(143);
             } finally {
@@ -276,6 +262,19 @@ class CheckpointVolumeIT {
     }
 
     /** Waits for {@code WAITING_FOR_CHECKPOINT} with {@code cause} in {@code lastError}; returns that progress. */
+    /**
+     * Waits until the worker reports the wait for its volume with {@code reason} and prints how
+     * long after {@code sinceNanos} it did; its error must name {@code named}.
+     */
+    private static JsonNode awaitReported(WorkerProcess worker, String reason, Path named, String what, long sinceNanos)
+            throws IOException, InterruptedException {
+        JsonNode waiting = awaitWaiting(worker, reason);
+        System.out.println("[volume] " + what + ": reported after " + ms(sinceNanos) + " ms: " + waiting.path("state").asText()
+                + ": " + waiting.path("lastError").asText());
+        assertThat(waiting.path("lastError").asText()).contains(named.toString());
+        return waiting;
+    }
+
     private static JsonNode awaitWaiting(WorkerProcess worker, String cause) throws IOException, InterruptedException {
         AtomicReference<JsonNode> seen = new AtomicReference<>();
         Awaits.until(Duration.ofMinutes(2), "WAITING_FOR_CHECKPOINT with '" + cause + "' in /progress", () -> {

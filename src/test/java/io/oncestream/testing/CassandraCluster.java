@@ -4,7 +4,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -122,14 +121,7 @@ public final class CassandraCluster implements AutoCloseable {
     }
 
     private Map<String, String> env() {
-        Map<String, String> env = new LinkedHashMap<>();
-        for (String line : run("env").split("\n")) {
-            int eq = line.indexOf('=');
-            if (eq > 0) {
-                env.put(line.substring(0, eq).trim(), line.substring(eq + 1).trim());
-            }
-        }
-        return env;
+        return LocalService.settingLines(run("env"));
     }
 
     private String run(String... args) {

@@ -68,8 +68,13 @@ public final class LocalService implements AutoCloseable {
 
     /** The {@code KEY=VALUE} lines the script's {@code env} action prints. */
     public Map<String, String> env() {
+        return settingLines(run("env"));
+    }
+
+    /** {@code KEY=VALUE} lines, as a script's {@code env} action prints them. */
+    static Map<String, String> settingLines(String text) {
         Map<String, String> env = new LinkedHashMap<>();
-        for (String line : run("env").split("\n")) {
+        for (String line : text.split("\n")) {
             int eq = line.indexOf('=');
             if (eq > 0) {
                 env.put(line.substring(0, eq).trim(), line.substring(eq + 1).trim());
