@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
+import io.oncestream.contract.EngineState;
 import io.oncestream.engine.checkpoint.RecordTotals;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchLog;

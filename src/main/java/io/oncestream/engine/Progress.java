@@ -2,6 +2,7 @@ package io.oncestream.engine;
 
 import java.util.Map;
 
+import io.oncestream.contract.EngineState;
 import io.oncestream.engine.checkpoint.CheckpointSeal;
 
 /**

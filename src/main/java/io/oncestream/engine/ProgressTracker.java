@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.oncestream.contract.EngineState;
 import io.oncestream.engine.checkpoint.CheckpointSeal;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.plan.KafkaOffsets;

@@ -34,6 +34,7 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 
+import io.oncestream.contract.EngineState;
 import io.oncestream.api.ConditionReason;
 import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
@@ -439,7 +440,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
      * Engine states of a worker that has planned in its epoch (it knows its partitions): a
      * rescale is complete when every new worker is in one of them.
      */
-    private static final Set<String> RUNNING = Set.of("READING", "WRITING", "COMMITTING", "IDLE", "COMPLETED");
+    private static final Set<EngineState> RUNNING = java.util.EnumSet.of(EngineState.READING, EngineState.WRITING,
+            EngineState.COMMITTING, EngineState.IDLE, EngineState.COMPLETED);
 
     /** How often a rescale's barrier is checked while workers finish their batches. */
     private static final Duration BARRIER_POLL = Duration.ofSeconds(1);
@@ -498,7 +500,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                     continue;
                 }
                 unsealed.add(expected.get(i));
-                allRunning &= p != null && !"FAILED".equals(p.state());
+                allRunning &= p != null && !p.is(EngineState.FAILED);
                 waiting.add(w.podName() + " " + (p == null ? w.unreachable() : p.state()
                         + (p.lastError() == null ? "" : ": " + p.lastError())));
             }
@@ -607,7 +609,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             return null;
         }
         int running = (int) polled.workers().stream().map(StatusProjection.Worker::progress)
-                .filter(p -> p != null && p.epoch() == savepoint.epoch() && p.barrier() == null && RUNNING.contains(p.state()))
+                .filter(p -> p != null && p.epoch() == savepoint.epoch() && p.barrier() == null && RUNNING.contains(p.engineState()))
                 .count();
         boolean done = running == savepoint.toParallelism() && polled.workers().size() == savepoint.toParallelism();
         return new Rescale(done ? Rescale.Stage.COMPLETED : Rescale.Stage.STARTING, savepoint.fromParallelism(),

@@ -7,7 +7,7 @@ import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-import io.oncestream.engine.EngineState;
+import io.oncestream.contract.EngineState;
 import io.oncestream.engine.MicroBatchEngine;
 import io.oncestream.engine.Pause;
 import io.oncestream.engine.ProgressTracker;

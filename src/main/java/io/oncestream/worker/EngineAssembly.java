@@ -13,7 +13,7 @@ import java.util.logging.Logger;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 
-import io.oncestream.engine.EngineState;
+import io.oncestream.contract.EngineState;
 import io.oncestream.engine.MicroBatchEngine;
 import io.oncestream.engine.ProgressTracker;
 import io.oncestream.engine.ProtocolHooks;

@@ -2,7 +2,7 @@ package io.oncestream.worker;
 
 import java.util.Map;
 
-import io.oncestream.engine.EngineState;
+import io.oncestream.contract.EngineState;
 import io.oncestream.engine.Histogram;
 import io.oncestream.engine.Progress;
 import io.oncestream.engine.ProgressTracker;

@@ -35,6 +35,15 @@ class PackageBoundariesTest {
                 .check(MAIN);
     }
 
+    /** What operator and worker share across the process boundary is a leaf: it reaches into neither side. */
+    @Test
+    void theContractDependsOnNoOtherOncestreamPackage() {
+        noClasses().that().resideInAPackage("io.oncestream.contract..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.oncestream.engine..", "io.oncestream.worker..",
+                        "io.oncestream.operator..", "io.oncestream.api..", "io.fabric8..", "io.quarkus..", "io.javaoperatorsdk..")
+                .check(MAIN);
+    }
+
     @Test
     void noPackageCycles() {
         slices().matching("io.oncestream.(**)").should().beFreeOfCycles().check(MAIN);

@@ -34,7 +34,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
-import io.oncestream.engine.EngineState;
+import io.oncestream.contract.EngineState;
 import io.oncestream.operator.ProgressDocuments;
 import io.oncestream.api.TestManifests;
 import io.oncestream.testing.AuditLog;

@@ -22,7 +22,7 @@ import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
-import io.oncestream.engine.EngineState;
+import io.oncestream.contract.EngineState;
 import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.testing.Awaits;

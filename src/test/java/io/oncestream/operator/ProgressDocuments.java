@@ -6,7 +6,7 @@ import java.util.TreeMap;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.oncestream.engine.EngineState;
+import io.oncestream.contract.EngineState;
 import io.oncestream.engine.Progress;
 import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.CheckpointSeal;

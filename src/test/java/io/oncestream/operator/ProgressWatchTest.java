@@ -22,7 +22,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
-import io.oncestream.engine.EngineState;
+import io.oncestream.contract.EngineState;
 import io.oncestream.operator.progress.ProgressPoller;
 import io.oncestream.operator.progress.WorkerPods;
 import io.oncestream.testing.Awaits;

@@ -23,7 +23,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.oncestream.engine.EngineState;
+import io.oncestream.contract.EngineState;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;

@@ -13,6 +13,7 @@ import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.api.StreamJobResources;
+import io.oncestream.contract.EngineState;
 import io.oncestream.engine.checkpoint.TopicPartitionKey;
 
 /**
@@ -27,11 +28,11 @@ public final class StatusProjection {
      * held or its volume unusable, or its engine starting again): the job is not progressing,
      * and nobody needs to act yet.
      */
-    private static final java.util.Set<String> WAITING_STATES = java.util.Set.of("WAITING_FOR_CHECKPOINT_LOCK",
-            "WAITING_FOR_CHECKPOINT", "RETRYING");
+    private static final java.util.Set<EngineState> WAITING_STATES = java.util.EnumSet.of(EngineState.WAITING_FOR_CHECKPOINT_LOCK,
+            EngineState.WAITING_FOR_CHECKPOINT, EngineState.RETRYING);
 
     /** The worker state of a checkpoint volume that takes no writes (full, read-only, I/O errors). */
-    private static final String CHECKPOINT_VOLUME_STATE = "WAITING_FOR_CHECKPOINT";
+    private static final EngineState CHECKPOINT_VOLUME_STATE = EngineState.WAITING_FOR_CHECKPOINT;
 
     /** One expected worker: its pod (ready or not, or absent) and its progress (null if not reachable). */
     public record Worker(String podName, boolean podExists, boolean podReady, WorkerProgress progress, String unreachable) {
@@ -181,7 +182,7 @@ public final class StatusProjection {
             }
             reporting++;
             ws.state = p.state();
-            boolean starting = "STARTING".equals(p.state()) && p.batchId() < 0;
+            boolean starting = p.is(EngineState.STARTING) && p.batchId() < 0;
             if (starting) {
                 // Not yet read its checkpoint: what it reported before it restarted still holds.
                 recovering++;
@@ -220,16 +221,16 @@ public final class StatusProjection {
                     incoming = incoming == null ? p.rates().incomingRecordsPerSecond() : Math.max(incoming, p.rates().incomingRecordsPerSecond());
                 }
             }
-            if ("FAILED".equals(p.state()) && failed == null) {
+            if (p.is(EngineState.FAILED) && failed == null) {
                 failed = w.podName() + ": " + p.lastError();
             }
-            if ("COMPLETED".equals(p.state())) {
+            if (p.is(EngineState.COMPLETED)) {
                 completed++;
             }
-            if (CHECKPOINT_VOLUME_STATE.equals(p.state()) && volume == null) {
+            if (p.is(CHECKPOINT_VOLUME_STATE) && volume == null) {
                 volume = volumeUnavailable(w.podName(), p.lastError());
             }
-            if (WAITING_STATES.contains(p.state()) && waiting == null) {
+            if (WAITING_STATES.contains(p.engineState()) && waiting == null) {
                 waiting = w.podName() + " " + p.state() + ": " + p.lastError();
             }
             if (!p.sinkAvailable() && sinkDown == null) {

@@ -4,6 +4,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 
+import io.oncestream.contract.EngineState;
 import io.oncestream.engine.checkpoint.CheckpointSeal;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -31,6 +32,26 @@ public record WorkerProgress(
         Rates rates) {
 
     private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    /**
+     * The reported state as this build knows it, or null for a state a newer worker added (it is
+     * still shown as reported, and counts as neither failed nor working).
+     */
+    public EngineState engineState() {
+        if (state == null) {
+            return null;
+        }
+        try {
+            return EngineState.valueOf(state);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** Whether the worker reports {@code expected}. */
+    public boolean is(EngineState expected) {
+        return engineState() == expected;
+    }
 
     /** Offsets of one {@code topic-partition}. */
     @JsonIgnoreProperties(ignoreUnknown = true)

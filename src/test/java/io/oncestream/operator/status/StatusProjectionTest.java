@@ -13,7 +13,7 @@ import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
-import io.oncestream.engine.EngineState;
+import io.oncestream.contract.EngineState;
 import io.oncestream.operator.ProgressDocuments;
 import io.oncestream.operator.TestJobs;
 
@@ -366,6 +366,24 @@ class StatusProjectionTest {
         StreamJobStatus without = StatusProjection.project(job, running(), null, null, List.of(worker(0, frozen)), T1, null,
                 null, null);
         assertThat(without.lag).as("no reading of the operator's: the workers' last figures").isEqualTo(600L);
+    }
+
+    /**
+     * A worker of a newer build may report a state this operator does not know: it is shown as
+     * reported, and counts as neither failed nor completed nor waiting.
+     */
+    @Test
+    void aStateFromANewerWorkerIsShownAndCountsAsNoKnownState() {
+        WorkerProgress known = progress(EngineState.FAILED, 4, Map.of("orders-0", new long[] {10, 10}), true, "boom");
+        assertThat(known.engineState()).isEqualTo(EngineState.FAILED);
+        WorkerProgress newer = new WorkerProgress(known.jobId(), known.workerIndex(), "DEFRAGMENTING", known.batchId(),
+                known.partitions(), known.totals(), known.lastBatch(), true, true, null, known.epoch(), known.barrier(), known.lag(),
+                known.rates());
+        assertThat(newer.engineState()).isNull();
+        assertThat(newer.is(EngineState.FAILED)).isFalse();
+        StreamJobStatus s = StatusProjection.project(TestJobs.job(""), running(), null, List.of(worker(0, newer)), T1);
+        assertThat(s.workers.get(0).state).isEqualTo("DEFRAGMENTING");
+        assertThat(s.phase).isNotEqualTo(Phase.Failed);
     }
 
     private static WorkerProgress cutOff(WorkerProgress p, String error) {

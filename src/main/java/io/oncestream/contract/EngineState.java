@@ -1,4 +1,4 @@
-package io.oncestream.engine;
+package io.oncestream.contract;
 
 /**
  * What a worker's engine is doing, as reported in {@code /progress}. The {@code WAITING_FOR_*}
