@@ -9,6 +9,11 @@ ONCESTREAM_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ONCESTREAM_CACHE=${ONCESTREAM_CACHE:-$HOME/.cache/oncestream}
 # Default home of the services' data; the test suite points this into target/.
 ONCESTREAM_LOCAL_DIR=${ONCESTREAM_LOCAL_DIR:-$ONCESTREAM_REPO/.local}
+# Absolute, symbolic links resolved (test.env says target/services; a second work tree may link
+# its target/services to the first's): every script, from any directory, sees the one stack's
+# data at one path, and Cassandra's cluster name, made from that path, stays the same.
+case "$ONCESTREAM_LOCAL_DIR" in /*) ;; *) ONCESTREAM_LOCAL_DIR=$ONCESTREAM_REPO/$ONCESTREAM_LOCAL_DIR ;; esac
+ONCESTREAM_LOCAL_DIR=$(realpath -m "$ONCESTREAM_LOCAL_DIR")
 
 # The stack's network (netns.sh): its namespace, the one address every service listens on,
 # this machine's end of the veth, the pods' range and the Services' virtual range.
