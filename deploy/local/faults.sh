@@ -77,7 +77,10 @@ case "${1:-}" in
     log "packets from $2 to port $3 pass again"
     ;;
   heal-all)
-    in_ns iptables -w -F "$chain" 2>/dev/null || true
+    # No chain yet: nothing to heal.
+    if in_ns iptables -w -S "$chain" >/dev/null 2>&1; then
+      in_ns iptables -w -F "$chain"
+    fi
     ;;
   list)
     in_ns iptables -w -S "$chain" 2>/dev/null || true

@@ -7,7 +7,8 @@ set -euo pipefail
 
 ONCESTREAM_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ONCESTREAM_CACHE=${ONCESTREAM_CACHE:-$HOME/.cache/oncestream}
-# Default home of the services' data; the test suite points this into target/.
+# Default home of the services' data (a relative path is taken from the repository); the test
+# suite points this into target/.
 ONCESTREAM_LOCAL_DIR=${ONCESTREAM_LOCAL_DIR:-$ONCESTREAM_REPO/.local}
 # Absolute, symbolic links resolved (test.env says target/services; a second work tree may link
 # its target/services to the first's): every script, from any directory, sees the one stack's

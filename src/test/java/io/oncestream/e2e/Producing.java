@@ -28,6 +28,13 @@ final class Producing implements AutoCloseable {
         thread.start();
     }
 
+    /** Fails if producing failed (it stopped then); else returns. */
+    void check() {
+        if (failure != null) {
+            throw new IllegalStateException("the producer failed", failure);
+        }
+    }
+
     /** Stops producing; fails if producing failed. */
     @Override
     public void close() {

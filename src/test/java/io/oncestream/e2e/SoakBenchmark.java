@@ -55,6 +55,7 @@ class SoakBenchmark extends E2ETest {
         try (NetworkFaults network = new NetworkFaults()) {
             while (System.nanoTime() - start < length.toNanos()) {
                 Thread.sleep(20_000 + random.nextInt(40_000));
+                producing.check();
                 String kind = kinds[random.nextInt(kinds.length)];
                 Duration hold = Duration.ofSeconds(10 + random.nextInt(21));
                 int index = random.nextInt(2);
@@ -121,8 +122,11 @@ class SoakBenchmark extends E2ETest {
             }
             case "cut-cassandra", "cut-kafka" -> {
                 network.drop(pod.getStatus().getPodIP(), kind.equals("cut-kafka") ? NetworkFaults.KAFKA : NetworkFaults.CASSANDRA);
-                Thread.sleep(hold.toMillis());
-                network.healAll();
+                try {
+                    Thread.sleep(hold.toMillis());
+                } finally {
+                    network.healAll();
+                }
             }
             case "slow-broker" -> {
                 try (AutoCloseable slow = kafka.slow(Duration.ofMillis(500), Duration.ofSeconds(1))) {
@@ -132,14 +136,20 @@ class SoakBenchmark extends E2ETest {
             case "restart-broker" -> kafka.restart();
             case "stop-cassandra" -> {
                 cassandra.stop();
-                Thread.sleep(hold.toMillis());
-                cassandra.start();
+                try {
+                    Thread.sleep(hold.toMillis());
+                } finally {
+                    cassandra.start();
+                }
             }
             case "kill-operator" -> operator.kill9();
             case "cut-operator" -> {
                 network.drop(operator.pod().getStatus().getPodIP(), NetworkFaults.API_SERVER);
-                Thread.sleep(hold.toMillis());
-                network.healAll();
+                try {
+                    Thread.sleep(hold.toMillis());
+                } finally {
+                    network.healAll();
+                }
             }
             default -> throw new IllegalArgumentException(kind);
         }

@@ -33,11 +33,12 @@ public final class AuditLog {
     }
 
     /**
-     * One request: who, what, where, the answer's code, and the authorizer's decision ({@code allow} or
-     * {@code forbid}; null when none was logged).
+     * One request: who, what, where, the answer's code, the authorizer's decision ({@code allow} or
+     * {@code forbid}; null when none was logged), and when the API server received it (the log
+     * is in the order requests completed).
      */
     public record Request(String user, String verb, String resource, String subresource, String namespace, String name,
-            int code, String uri, String authorization) {
+            int code, String uri, String authorization, java.time.Instant received) {
 
         public boolean isWrite() {
             return WRITES.contains(verb);
@@ -90,7 +91,9 @@ public final class AuditLog {
                         ref.path("resource").asText(null), ref.path("subresource").asText(null),
                         ref.path("namespace").asText(null), ref.path("name").asText(null),
                         e.path("responseStatus").path("code").asInt(), e.path("requestURI").asText(),
-                        e.path("annotations").path("authorization.k8s.io/decision").asText(null));
+                        e.path("annotations").path("authorization.k8s.io/decision").asText(null),
+                        e.hasNonNull("requestReceivedTimestamp") ? java.time.Instant.parse(e.get("requestReceivedTimestamp").asText())
+                                : null);
                 if (filter.test(r)) {
                     requests.add(r);
                 }

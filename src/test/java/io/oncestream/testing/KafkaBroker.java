@@ -71,6 +71,9 @@ public final class KafkaBroker implements AutoCloseable {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException("no pid file of the broker", e);
         }
+        if (paused.compareTo(period) >= 0) {
+            throw new IllegalArgumentException("paused " + paused + " must be shorter than the period " + period);
+        }
         ProcessHandle broker = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("the broker " + pid + " does not run"));
         java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
         Thread pauser = new Thread(() -> {
@@ -91,9 +94,9 @@ public final class KafkaBroker implements AutoCloseable {
         pauser.setDaemon(true);
         pauser.start();
         return () -> {
+            // Not interrupted: a STOP being sent is waited for, so the last CONT comes after it.
             running.set(false);
-            pauser.interrupt();
-            pauser.join(10_000);
+            pauser.join(period.toMillis() + 10_000);
             Signals.send("CONT", pid);
         };
     }

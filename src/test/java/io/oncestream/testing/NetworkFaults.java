@@ -6,8 +6,9 @@ import java.util.List;
 /**
  * Network partitions between a pod of the test stack and one of the stack's ports, made with
  * {@code deploy/local/faults.sh} inside the stack's own network namespace: the pod's packets
- * to that port are dropped, so its clients time out rather than being refused. Each partition
- * is healed on {@link #close()}, whatever happened meanwhile.
+ * to that port are dropped, so its clients time out rather than being refused. Every partition
+ * is healed on {@link #close()}, whatever happened meanwhile (one test makes partitions at a
+ * time: healing removes all of them).
  */
 public final class NetworkFaults implements AutoCloseable {
 
@@ -18,6 +19,11 @@ public final class NetworkFaults implements AutoCloseable {
 
     private final List<String[]> open = new ArrayList<>();
 
+    /** Starts with no partition at all: rules a killed test run left behind are removed. */
+    public NetworkFaults() {
+        LocalService.runScript("faults", "heal-all");
+    }
+
     /** Drops every packet from {@code podIp} to the stack's {@code port}, on open connections too. */
     public synchronized void drop(String podIp, int port) {
         LocalService.runScript("faults", "drop", podIp, String.valueOf(port));
@@ -26,10 +32,8 @@ public final class NetworkFaults implements AutoCloseable {
 
     /** Lets every partition made here pass again. */
     public synchronized void healAll() {
-        for (String[] p : open) {
-            LocalService.runScript("faults", "heal", p[0], p[1]);
-        }
         open.clear();
+        LocalService.runScript("faults", "heal-all");
     }
 
     @Override

@@ -13,9 +13,10 @@ import io.oncestream.engine.checkpoint.TopicPartitionKey;
  * read from the job's consumer group (so the partitions of a worker that is gone keep their lag,
  * and it grows). Workers of a build without the lag probe count as before: the latest offset of
  * their last plan minus their committed offset, with no age. With no worker reporting one, the
- * operator's own reading counts (from the group, like another worker's). So does it when the
- * workers cannot reach Kafka (their source unavailable): their figures are the last their probe
- * read, frozen, while the operator's grow with the records still arriving.
+ * operator's own reading counts (from the group, like another worker's). A worker that cannot
+ * reach Kafka (its source unavailable) reports the figures its probe read last, frozen: they are
+ * then no better than a reading from the group, and a fresher one wins, another worker's or, when
+ * no worker reaches Kafka, the operator's; an older one does not.
  */
 final class JobLag {
 
@@ -30,16 +31,25 @@ final class JobLag {
      *        Kafka), or null
      */
     JobLag(List<WorkerProgress> reports, WorkerProgress.LagReport operatorLag) {
+        // A worker that cannot reach Kafka reports what its probe read last, frozen: its own
+        // figures then count as no better than anyone's, and the freshest reading wins.
         List<WorkerProgress.LagReport> lags = new java.util.ArrayList<>();
-        reports.stream().filter(p -> operatorLag == null || p.sourceAvailable()).forEach(p -> lags.add(p.lag()));
+        List<Boolean> reaching = new java.util.ArrayList<>();
+        reports.forEach(p -> {
+            lags.add(p.lag());
+            reaching.add(p.sourceAvailable());
+        });
         lags.add(operatorLag);
-        for (WorkerProgress.LagReport lag : lags) {
+        reaching.add(Boolean.FALSE); // the operator's figures come from the group: never exact
+        for (int i = 0; i < lags.size(); i++) {
+            WorkerProgress.LagReport lag = lags.get(i);
+            boolean trusted = reaching.get(i);
             if (lag == null || lag.partitions() == null) {
                 continue;
             }
             Instant at = Instant.parse(lag.observedAt());
             lag.partitions().forEach((key, l) -> {
-                Figure candidate = new Figure(l.committed(), l.records(), l.ageMs(), l.exact(), at);
+                Figure candidate = new Figure(l.committed(), l.records(), l.ageMs(), l.exact() && trusted, at);
                 Figure before = chosen.get(key);
                 if (before == null || (candidate.exact() && !before.exact())
                         || (candidate.exact() == before.exact() && candidate.observedAt().isAfter(before.observedAt()))) {

@@ -366,6 +366,28 @@ class StatusProjectionTest {
         StreamJobStatus without = StatusProjection.project(job, running(), null, null, List.of(worker(0, frozen)), T1, null,
                 null, null);
         assertThat(without.lag).as("no reading of the operator's: the workers' last figures").isEqualTo(600L);
+
+        WorkerProgress.LagReport stale = new WorkerProgress.LagReport("2026-12-02T09:58:00Z",
+                Map.of("orders-0", new WorkerProgress.PartitionLag(300, 350, 50, 1_000, false)));
+        StreamJobStatus older = StatusProjection.project(job, running(), null, null, List.of(worker(0, frozen)), T1, null, null,
+                stale);
+        assertThat(older.lag).as("an operator's reading older than the worker's last one does not count").isEqualTo(600L);
+    }
+
+    /**
+     * One worker cut off from Kafka while the other still reaches it: the other's fresher view of
+     * the cut-off worker's partition, read from the group, wins over the frozen figure.
+     */
+    @Test
+    void aWorkerCutOffFromKafkaGivesWayToAFresherWorker() {
+        StreamJob job = TestJobs.job("  parallelism: 2\n");
+        WorkerProgress frozen = cutOff(ProgressDocuments.withLag(0, EngineState.WAITING_FOR_SOURCE, 4,
+                Map.of("orders-0", new long[] {300, 300}), "2026-12-02T10:00:04Z",
+                Map.of("orders-0", new long[] {300, 900, 42_000, 1})), "Kafka: Timed out waiting for a node assignment");
+        WorkerProgress other = ProgressDocuments.withLag(1, EngineState.IDLE, 5, Map.of("orders-1", new long[] {1300, 1300}),
+                "2026-12-02T10:00:20Z", Map.of("orders-1", new long[] {1300, 1300, 0, 1}, "orders-0", new long[] {300, 2900, 58_000, 0}));
+        StreamJobStatus s = StatusProjection.project(job, running(), null, List.of(worker(0, frozen), worker(1, other)), T1);
+        assertThat(s(s.partitionLag)).as("partition 0 from worker 1's fresher reading").isEqualTo("{orders={0=2600, 1=0}}");
     }
 
     /**
