@@ -179,12 +179,7 @@ class CheckpointVolumeIT {
 
         CheckpointOnDisk disk = new CheckpointOnDisk(job.checkpoint);
         assertThat(disk.tempFiles()).as("temp files left on the volume").isEmpty();
-        assertThat(disk.latest("commits")).as("every batch committed").isEqualTo(disk.latest("offsets"));
-        assertThat(job.rows()).as("the table").isEqualTo(job.orders.expectedRows());
-        assertThat(job.deadLetters()).isEmpty();
-        Map<TopicPartition, Long> ends = EngineCrashIT.endOffsets(kafka, job.topic);
-        Map<TopicPartition, OffsetAndMetadata> groupAtEnd = groupOffsets(job, group);
-        ends.forEach((tp, end) -> assertThat(groupAtEnd.get(tp).offset()).as("group offset of " + tp).isEqualTo(end));
+        assertEndsExact(kafka, job, group, disk);
     }
 
     /**
@@ -246,12 +241,7 @@ class CheckpointVolumeIT {
         }
 
         CheckpointOnDisk disk = new CheckpointOnDisk(job.checkpoint);
-        assertThat(disk.latest("commits")).as("every batch committed").isEqualTo(disk.latest("offsets"));
-        assertThat(job.rows()).as("the table").isEqualTo(job.orders.expectedRows());
-        assertThat(job.deadLetters()).isEmpty();
-        Map<TopicPartition, Long> ends = EngineCrashIT.endOffsets(kafka, job.topic);
-        Map<TopicPartition, OffsetAndMetadata> groupAtEnd = groupOffsets(job, group);
-        ends.forEach((tp, end) -> assertThat(groupAtEnd.get(tp).offset()).as("group offset of " + tp).isEqualTo(end));
+        assertEndsExact(kafka, job, group, disk);
     }
 
     private static void mountExt4(Path image, Path at) {
@@ -262,6 +252,16 @@ class CheckpointVolumeIT {
     }
 
     /** Waits for {@code WAITING_FOR_CHECKPOINT} with {@code cause} in {@code lastError}; returns that progress. */
+    /** Every batch committed, the table and dead letters exact, the group at the end of every partition. */
+    private static void assertEndsExact(KafkaBroker kafka, EngineFixture job, String group, CheckpointOnDisk disk) {
+        assertThat(disk.latest("commits")).as("every batch committed").isEqualTo(disk.latest("offsets"));
+        assertThat(job.rows()).as("the table").isEqualTo(job.orders.expectedRows());
+        assertThat(job.deadLetters()).isEmpty();
+        Map<TopicPartition, Long> ends = EngineCrashIT.endOffsets(kafka, job.topic);
+        Map<TopicPartition, OffsetAndMetadata> groupAtEnd = groupOffsets(job, group);
+        ends.forEach((tp, end) -> assertThat(groupAtEnd.get(tp).offset()).as("group offset of " + tp).isEqualTo(end));
+    }
+
     /**
      * Waits until the worker reports the wait for its volume with {@code reason} and prints how
      * long after {@code sinceNanos} it did; its error must name {@code named}.

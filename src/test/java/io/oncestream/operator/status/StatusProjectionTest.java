@@ -351,9 +351,7 @@ class StatusProjectionTest {
     @Test
     void workersThatCannotReachKafkaGiveWayToTheOperatorsReading() {
         StreamJob job = TestJobs.job("");
-        WorkerProgress frozen = cutOff(ProgressDocuments.withLag(0, EngineState.WAITING_FOR_SOURCE, 4,
-                Map.of("orders-0", new long[] {300, 300}), "2026-12-02T10:00:04Z",
-                Map.of("orders-0", new long[] {300, 900, 42_000, 1})), "Kafka: Timed out waiting for a node assignment");
+        WorkerProgress frozen = cutOffWorker0();
         WorkerProgress.LagReport operator = new WorkerProgress.LagReport("2026-12-02T10:00:30Z",
                 Map.of("orders-0", new WorkerProgress.PartitionLag(300, 3_900, 3_600, 68_000, false)));
 
@@ -381,9 +379,7 @@ class StatusProjectionTest {
     @Test
     void aWorkerCutOffFromKafkaGivesWayToAFresherWorker() {
         StreamJob job = TestJobs.job("  parallelism: 2\n");
-        WorkerProgress frozen = cutOff(ProgressDocuments.withLag(0, EngineState.WAITING_FOR_SOURCE, 4,
-                Map.of("orders-0", new long[] {300, 300}), "2026-12-02T10:00:04Z",
-                Map.of("orders-0", new long[] {300, 900, 42_000, 1})), "Kafka: Timed out waiting for a node assignment");
+        WorkerProgress frozen = cutOffWorker0();
         WorkerProgress other = ProgressDocuments.withLag(1, EngineState.IDLE, 5, Map.of("orders-1", new long[] {1300, 1300}),
                 "2026-12-02T10:00:20Z", Map.of("orders-1", new long[] {1300, 1300, 0, 1}, "orders-0", new long[] {300, 2900, 58_000, 0}));
         StreamJobStatus s = StatusProjection.project(job, running(), null, List.of(worker(0, frozen), worker(1, other)), T1);
@@ -406,6 +402,13 @@ class StatusProjectionTest {
         StreamJobStatus s = StatusProjection.project(TestJobs.job(""), running(), null, List.of(worker(0, newer)), T1);
         assertThat(s.workers.get(0).state).isEqualTo("DEFRAGMENTING");
         assertThat(s.phase).isNotEqualTo(Phase.Failed);
+    }
+
+    /** Worker 0, cut off from Kafka: its probe last read partition 0 at 10:00:04, 600 records behind. */
+    private static WorkerProgress cutOffWorker0() {
+        return cutOff(ProgressDocuments.withLag(0, EngineState.WAITING_FOR_SOURCE, 4, Map.of("orders-0", new long[] {300, 300}),
+                "2026-12-02T10:00:04Z", Map.of("orders-0", new long[] {300, 900, 42_000, 1})),
+                "Kafka: Timed out waiting for a node assignment");
     }
 
     private static WorkerProgress cutOff(WorkerProgress p, String error) {
