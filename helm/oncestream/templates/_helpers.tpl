@@ -38,6 +38,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
+{{/* The cluster-wide name of the webhook configuration: one per release. */}}
+{{- define "oncestream.webhookConfigurationName" -}}
+{{- printf "%s-%s" (include "oncestream.fullname" .) .Release.Namespace | trunc 253 | trimSuffix "-" -}}
+{{- end -}}
+
 {{/* "true" when replicas elect a leader: explicitly, or "auto" with more than one replica. */}}
 {{- define "oncestream.leaderElection" -}}
 {{- if eq (toString .Values.leaderElection.enabled) "auto" -}}
@@ -87,6 +92,15 @@ oncestream.operator.leader-election.enabled={{ include "oncestream.leaderElectio
 oncestream.operator.leader-election.lease-duration={{ .Values.leaderElection.leaseDuration }}
 oncestream.operator.leader-election.renew-deadline={{ .Values.leaderElection.renewDeadline }}
 oncestream.operator.leader-election.retry-period={{ .Values.leaderElection.retryPeriod }}
+oncestream.operator.webhook.enabled={{ .Values.webhook.enabled }}
+{{- if .Values.webhook.enabled }}
+oncestream.operator.webhook.port={{ .Values.webhook.port }}
+oncestream.operator.webhook.certificates={{ if eq .Values.webhook.certificates.source "certManager" }}external{{ else }}self{{ end }}
+oncestream.operator.webhook.secret-name={{ include "oncestream.fullname" . }}-webhook-tls
+oncestream.operator.webhook.service-name={{ include "oncestream.fullname" . }}-webhook
+oncestream.operator.webhook.configuration-name={{ include "oncestream.webhookConfigurationName" . }}
+oncestream.operator.webhook.certificate-validity={{ .Values.webhook.certificates.validity }}
+{{- end }}
 {{- if .Values.watchNamespaces }}
 quarkus.operator-sdk.controllers.streamjob.namespaces={{ join "," .Values.watchNamespaces }}
 {{- end }}

@@ -63,4 +63,49 @@ public interface OperatorConfig {
         @WithDefault("2s")
         Duration retryPeriod();
     }
+
+    /** The validating admission webhook (docs/operator.md, "Admission"). */
+    Webhook webhook();
+
+    /** Settings of the admission webhook the operator serves. */
+    interface Webhook {
+
+        /** Whether this operator serves the webhook (the chart turns it on and registers it). */
+        @WithDefault("false")
+        boolean enabled();
+
+        /** HTTPS port of the webhook, apart from the metrics and health port. */
+        @WithDefault("9443")
+        int port();
+
+        /**
+         * Who makes the serving certificate: {@code self} (the operator creates its CA and certificate,
+         * keeps them in the Secret, rotates them and keeps the webhook configuration's caBundle current)
+         * or {@code external} (cert-manager or another tool writes the Secret and the caBundle; the
+         * operator only serves what the Secret holds, reloading it when it changes).
+         */
+        @WithDefault("self")
+        CertificateSource certificates();
+
+        /** The Secret ({@code kubernetes.io/tls}, in the operator's namespace) that holds the certificate. */
+        @WithDefault("oncestream-operator-webhook-tls")
+        String secretName();
+
+        /** The Service in front of the webhook (in the operator's namespace): the certificate's names. */
+        @WithDefault("oncestream-operator-webhook")
+        String serviceName();
+
+        /** The ValidatingWebhookConfiguration whose caBundle the operator keeps current (self-made certificates). */
+        @WithDefault("oncestream-operator-oncestream-system")
+        String configurationName();
+
+        /** How long a self-made CA and serving certificate are valid; both are replaced when a third of that is left. */
+        @WithDefault("8760h")
+        Duration certificateValidity();
+    }
+
+    /** Where the webhook's certificate comes from. */
+    enum CertificateSource {
+        self, external
+    }
 }

@@ -46,9 +46,8 @@ import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
 import io.oncestream.operator.cache.CachedObjects;
 import io.oncestream.operator.model.CheckedSpecs;
-import io.oncestream.operator.model.CheckpointCompatibility;
+import io.oncestream.operator.model.SpecValidator;
 import io.oncestream.operator.model.Savepoints;
-import io.oncestream.operator.model.WorkerJobConfigs;
 import io.oncestream.operator.model.WorkerSettings;
 import io.oncestream.operator.progress.Barriers;
 import io.oncestream.operator.progress.ProgressPoller;
@@ -91,7 +90,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     private final JobEvents events;
     private final OperatorMetrics metrics;
     private final io.oncestream.operator.progress.OperatorLag operatorLag = new io.oncestream.operator.progress.OperatorLag();
-    private final CheckedSpecs specs = new CheckedSpecs(WorkerJobConfigs::from);
+    private final CheckedSpecs specs = new CheckedSpecs(SpecValidator::check);
 
     public StreamJobReconciler(OperatorConfig config, KubernetesClient client, OperatorMetrics metrics) {
         this.metrics = metrics;
@@ -423,17 +422,9 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     }
 
     /** A change of topics or table under existing checkpoints, or of parallelism where no rescale can run, compared with the applied ConfigMap. */
-    private Optional<String> refusal(StreamJob job, JobConfig desired, Applied applied, Context<StreamJob> context) {
-        if (applied.config() == null) {
-            return Optional.empty();
-        }
-        boolean suspended = Boolean.TRUE.equals(job.getSpec().suspend);
-        Optional<String> refusal = CheckpointCompatibility.refusal(applied.config(), desired, suspended);
-        if (refusal.isEmpty()) {
-            return refusal;
-        }
-        boolean checkpoints = !context.getSecondaryResources(PersistentVolumeClaim.class).isEmpty();
-        return checkpoints ? refusal : Optional.empty();
+    private static Optional<String> refusal(StreamJob job, JobConfig desired, Applied applied, Context<StreamJob> context) {
+        return SpecValidator.refusal(job, desired, applied.config(),
+                applied.config() != null && !context.getSecondaryResources(PersistentVolumeClaim.class).isEmpty());
     }
 
     /**

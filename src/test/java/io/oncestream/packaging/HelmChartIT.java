@@ -66,17 +66,37 @@ class HelmChartIT {
         String ns = kube.createNamespace("chart-dry-run");
         List<JsonNode> defaults = objects(kube.helm("template", "dry", CHART, "-n", ns, "--include-crds").orThrow().stdout());
         assertThat(kinds(defaults)).containsExactlyInAnyOrder("CustomResourceDefinition", "ServiceAccount", "ConfigMap",
-                "ClusterRole", "ClusterRoleBinding", "Service", "Deployment");
+                "ClusterRole", "ClusterRoleBinding", "Service", "Deployment",
+                "Service", "ValidatingWebhookConfiguration", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding");
         dryRun(defaults);
+        JsonNode webhook = only(defaults, "ValidatingWebhookConfiguration").at("/webhooks/0");
+        assertThat(webhook.at("/failurePolicy").asText()).isEqualTo("Fail");
+        assertThat(webhook.at("/sideEffects").asText()).as("kubectl apply --dry-run=server calls it").isEqualTo("None");
+        assertThat(webhook.at("/rules/0/operations").toString()).isEqualTo("[\"CREATE\",\"UPDATE\"]");
+        assertThat(webhook.at("/namespaceSelector/matchExpressions/0/values").toString())
+                .as("never the operator's own namespace or kube-system").isEqualTo("[\"kube-system\",\"" + ns + "\"]");
+        assertThat(webhook.at("/clientConfig/service/name").asText()).isEqualTo("dry-operator-webhook");
+        assertThat(webhook.at("/clientConfig/caBundle").isMissingNode()).as("the operator publishes its own CA").isTrue();
 
         List<JsonNode> all = objects(kube.helm("template", "dry", CHART, "-n", ns, "-f", nonDefaultValues).orThrow().stdout());
         assertThat(kinds(all)).containsExactlyInAnyOrder("ServiceAccount", "ConfigMap", "Role", "RoleBinding", "Role",
-                "RoleBinding", "Role", "RoleBinding", "Service", "Deployment", "PodDisruptionBudget", "ServiceMonitor");
+                "RoleBinding", "Role", "RoleBinding", "Service", "Deployment", "PodDisruptionBudget", "ServiceMonitor",
+                "Service", "ValidatingWebhookConfiguration", "Certificate", "Role", "RoleBinding");
+        // cert-manager's Certificate: its CRD is not installed here either; its CA injector sets the caBundle.
+        JsonNode certificate = only(all, "Certificate");
+        assertThat(certificate.at("/spec/secretName").asText()).isEqualTo("streams-webhook-tls");
+        assertThat(certificate.at("/spec/dnsNames/0").asText()).isEqualTo("streams-webhook." + ns + ".svc");
+        assertThat(certificate.at("/spec/issuerRef/name").asText()).isEqualTo("corp-ca");
+        JsonNode injected = only(all, "ValidatingWebhookConfiguration");
+        assertThat(injected.at("/metadata/annotations/cert-manager.io~1inject-ca-from").asText()).isEqualTo(ns + "/streams-webhook");
+        assertThat(injected.at("/webhooks/0/failurePolicy").asText()).isEqualTo("Ignore");
+        assertThat(injected.at("/webhooks/0/namespaceSelector/matchExpressions/1/values").toString())
+                .isEqualTo("[\"" + watchA + "\",\"" + watchB + "\"]");
         // The ServiceMonitor's CRD (Prometheus Operator) is not installed here: checked by content.
         JsonNode monitor = all.stream().filter(o -> o.path("kind").asText().equals("ServiceMonitor")).findFirst().orElseThrow();
         assertThat(monitor.at("/spec/endpoints/0/path").asText()).isEqualTo("/q/metrics");
         assertThat(monitor.at("/metadata/labels/release").asText()).isEqualTo("prometheus");
-        dryRun(all.stream().filter(o -> !o.path("kind").asText().equals("ServiceMonitor")).toList());
+        dryRun(all.stream().filter(o -> !Set.of("ServiceMonitor", "Certificate").contains(o.path("kind").asText())).toList());
 
         JsonNode deployment = all.stream().filter(o -> o.path("kind").asText().equals("Deployment")).findFirst().orElseThrow();
         assertThat(deployment.at("/spec/replicas").asInt()).isEqualTo(3);
@@ -87,7 +107,8 @@ class HelmChartIT {
         assertThat(settings).contains("oncestream.operator.leader-election.enabled=true",
                 "quarkus.operator-sdk.controllers.streamjob.namespaces=" + watchA + "," + watchB,
                 "oncestream.operator.worker-image=registry.example.com/data/oncestream-worker:9.9.9",
-                "oncestream.operator.poll-interval=10s");
+                "oncestream.operator.poll-interval=10s", "oncestream.operator.webhook.certificates=external",
+                "oncestream.operator.webhook.port=9444", "oncestream.operator.webhook.secret-name=streams-webhook-tls");
     }
 
     @Test
@@ -113,6 +134,8 @@ class HelmChartIT {
                 "image.pullPolicy=Sometimes", "/image/pullPolicy",
                 "leaderElection.enabled=maybe", "/leaderElection/enabled",
                 "watchNamespaces[0]=Not_A_Namespace", "/watchNamespaces/0",
+                "webhook.failurePolicy=Sometimes", "/webhook/failurePolicy",
+                "webhook.certificates.source=vault", "/webhook/certificates/source",
                 "metrics.service.port=70000", "/metrics/service/port");
         wrong.forEach((value, message) -> {
             Command.Result result = kube.helm("template", "x", CHART, "--set", value);
@@ -129,9 +152,17 @@ class HelmChartIT {
         assertThat(rules(clusterWide, "Role")).isEqualTo(rules(committed, "Role"));
 
         List<JsonNode> scoped = objects(kube.helm("template", "x", CHART, "--set", "watchNamespaces={a,b}").orThrow().stdout());
-        assertThat(kinds(scoped)).doesNotContain("ClusterRole", "ClusterRoleBinding");
+        // Watching some namespaces, the one cluster-wide right left is the caBundle of its own webhook configuration.
+        assertThat(scoped.stream().filter(o -> o.path("kind").asText().equals("ClusterRole")).toList()).singleElement()
+                .satisfies(role -> assertThat(role.at("/rules").toString()).isEqualTo("[{\"apiGroups\":[\"admissionregistration.k8s.io\"],"
+                        + "\"resources\":[\"validatingwebhookconfigurations\"],\"resourceNames\":[\"x-operator-default\"],"
+                        + "\"verbs\":[\"get\",\"patch\"]}]"));
+        List<JsonNode> certManager = objects(kube.helm("template", "x", CHART, "--set", "watchNamespaces={a,b}",
+                "--set", "webhook.certificates.source=certManager").orThrow().stdout());
+        assertThat(kinds(certManager)).doesNotContain("ClusterRole", "ClusterRoleBinding");
+        List<JsonNode> reconciling = committed.stream().filter(o -> !o.at("/metadata/name").asText().endsWith("-webhook")).toList();
         assertThat(rules(scoped.stream().filter(o -> o.at("/metadata/namespace").asText().equals("a")).toList(), "Role"))
-                .isEqualTo(rules(committed, "ClusterRole"));
+                .isEqualTo(rules(reconciling, "ClusterRole"));
     }
 
     /** Runs {@code script OUT} and checks that the committed {@code file} is what it wrote; returns OUT. */
@@ -149,7 +180,8 @@ class HelmChartIT {
         assertCommittedRendering("deploy/monitoring/render.sh", "deploy/monitoring/oncestream-alerts.yaml");
         List<JsonNode> objects = objects(Files.readString(rendered));
         assertThat(kinds(objects)).containsExactlyInAnyOrder("Namespace", "CustomResourceDefinition", "ServiceAccount",
-                "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Service", "Deployment");
+                "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Service", "Deployment",
+                "Service", "ValidatingWebhookConfiguration", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding");
         // The CRD in it is the committed one.
         JsonNode crd = objects.stream().filter(o -> o.path("kind").asText().equals("CustomResourceDefinition")).findFirst().orElseThrow();
         assertThat(crd).isEqualTo(YAML.readTree(REPO.resolve("crds/streamjobs.oncestream.io-v1.yml").toFile()));
@@ -178,6 +210,12 @@ class HelmChartIT {
             }
         }
         return out;
+    }
+
+    private static JsonNode only(List<JsonNode> objects, String kind) {
+        List<JsonNode> matching = objects.stream().filter(o -> o.path("kind").asText().equals(kind)).toList();
+        assertThat(matching).as(kind).hasSize(1);
+        return matching.get(0);
     }
 
     private static List<String> kinds(List<JsonNode> objects) {
