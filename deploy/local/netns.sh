@@ -60,6 +60,15 @@ start() {
   # a local route for it): every address of the extra range can be bound in the namespace.
   ip netns exec "$NETNS" ip addr replace "$(extra_ip 1)/${EXTRA_CIDR#*/}" dev lo
   ip route replace "$EXTRA_CIDR" via "$STACK_IP" dev "$veth_host"
+  # Service addresses for processes of the namespace itself (the API server calling the admission
+  # webhook's Service): a route through a device, so that kube-proxy's DNAT in OUTPUT can send the
+  # connection on to a pod. The device is a bridge without ports (this kernel has no dummy
+  # devices): a Service address that no rule rewrites is dropped there and never leaves the namespace.
+  if ! ip netns exec "$NETNS" ip link show oncestream-svc >/dev/null 2>&1; then
+    ip netns exec "$NETNS" ip link add oncestream-svc type bridge
+  fi
+  ip netns exec "$NETNS" ip link set oncestream-svc up
+  ip netns exec "$NETNS" ip route replace "$SERVICE_CIDR" dev oncestream-svc src "$STACK_IP"
 }
 
 stop() {

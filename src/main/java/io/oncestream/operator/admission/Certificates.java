@@ -34,6 +34,7 @@ import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
@@ -109,11 +110,16 @@ public final class Certificates {
                 service + "." + namespace + ".svc.cluster.local");
     }
 
+    /** PEM text of certificates, or of a private key (PKCS#8, "PRIVATE KEY", as cert-manager and openssl write it). */
     public static String pem(Object... objects) {
         StringWriter out = new StringWriter();
         try (JcaPEMWriter writer = new JcaPEMWriter(out)) {
             for (Object o : objects) {
-                writer.writeObject(o);
+                if (o instanceof PrivateKey key) {
+                    writer.writeObject(new JcaPKCS8Generator(key, null));
+                } else {
+                    writer.writeObject(o);
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -145,7 +151,7 @@ public final class Certificates {
             for (Object o = parser.readObject(); o != null; o = parser.readObject()) {
                 JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
                 if (o instanceof PEMKeyPair pair) {
-                    return converter.getKeyPair(pair).getPrivate();
+                    return converter.getPrivateKey(pair.getPrivateKeyInfo());
                 }
                 if (o instanceof PrivateKeyInfo info) {
                     return converter.getPrivateKey(info);

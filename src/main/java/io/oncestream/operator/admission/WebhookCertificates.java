@@ -98,11 +98,11 @@ public final class WebhookCertificates {
         }
         boolean published = publishCaBundle(material.bundlePem());
         X509Certificate serving = keys.certificate();
-        if (serving != null && !serving.equals(material.serving().certificate())) {
+        if (serving == null || !serving.equals(material.serving().certificate())) {
             if (published) {
-                sleep(PUBLISH_GRACE);
+                sleep(PUBLISH_GRACE); // the API server sees the new bundle before anything it signed is served
             }
-            LOG.infof("webhook: serving a new certificate (valid until %s; CA bundle of %d)", material.serving().notAfter(),
+            LOG.infof("webhook: serving the certificate valid until %s (CA bundle of %d)", material.serving().notAfter(),
                     material.bundle().size());
         }
         keys.use(material.serving());
