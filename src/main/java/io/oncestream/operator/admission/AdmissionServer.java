@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -71,8 +70,6 @@ public class AdmissionServer implements HealthCheck {
         return Timer.builder("oncestream_operator_admission_review_duration").tag("result", result)
                 .description("Time the webhook takes to answer one AdmissionReview, from its request read to its answer written")
                 .publishPercentiles(0.5, 0.99)
-                .serviceLevelObjectives(Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(20),
-                        Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(500))
                 .register(registry);
     }
 

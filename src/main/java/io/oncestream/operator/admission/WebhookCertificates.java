@@ -88,7 +88,7 @@ public final class WebhookCertificates {
         Material held = secret == null ? null : Material.read(secret, namespace + "/" + secretName);
         Instant now = Instant.now();
         Material material = held;
-        if (held == null || renewalDue(held.ca(), now) || renewalDue(held.serving(), now)
+        if (held == null || renewalDue(held.ca(), now) || renewalDue(held.serving(), now) || outlives(held.serving(), now)
                 || !names(held.serving().certificate()).contains(serviceName + "." + namespace + ".svc")) {
             material = renewed(held, now);
             Secret written = write(secret, material);
@@ -123,6 +123,11 @@ public final class WebhookCertificates {
     static boolean renewalDue(Certificates.Issued issued, Instant now) {
         Duration life = Duration.between(issued.notBefore(), issued.notAfter());
         return now.isAfter(issued.notAfter().minus(life.dividedBy(3)));
+    }
+
+    /** Made for a longer validity than the one set now (the setting was shortened): replaced at once. */
+    private boolean outlives(Certificates.Issued issued, Instant now) {
+        return issued.notAfter().isAfter(now.plus(validity).plus(Duration.ofMinutes(1)));
     }
 
     private Material renewed(Material held, Instant now) {
