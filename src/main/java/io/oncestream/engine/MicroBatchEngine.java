@@ -156,7 +156,7 @@ public final class MicroBatchEngine {
             progress.sealed(sealed.get());
             return Outcome.AT_BARRIER;
         }
-        long backoff = 1000;
+        Backoff backoff = new Backoff(1_000, 5_000);
         String waitedFor = null;
         while (!stopRequested.getAsBoolean()) {
             long started = clockMs.getAsLong();
@@ -167,7 +167,7 @@ public final class MicroBatchEngine {
                     return Outcome.AT_BARRIER;
                 }
                 result = runOnce();
-                backoff = 1000;
+                backoff.reset();
                 progress.errorPassed(waitedFor);
                 waitedFor = null;
             } catch (StopRequestedException e) {
@@ -182,11 +182,11 @@ public final class MicroBatchEngine {
                 progress.state(source ? EngineState.WAITING_FOR_SOURCE : EngineState.WAITING_FOR_CHECKPOINT);
                 progress.error(e.getMessage());
                 waitedFor = e.getMessage();
-                LOG.log(Level.WARNING, (source ? "Kafka" : "the checkpoint") + " unavailable, retrying in " + backoff + " ms: "
+                long delayMs = backoff.next();
+                LOG.log(Level.WARNING, (source ? "Kafka" : "the checkpoint") + " unavailable, retrying in " + delayMs + " ms: "
                         + e.getMessage() + (source ? " (no batch is planned meanwhile and nothing is lost; check the brokers and the"
                         + " network to them)" : " (no batch is planned meanwhile; free space on the volume or make it writable)"));
-                pause(backoff);
-                backoff = Math.min(backoff * 2, 5000);
+                pause(delayMs);
                 continue;
             }
             if (result == StepResult.IDLE && config.trigger().availableNow()) {
@@ -490,7 +490,7 @@ public final class MicroBatchEngine {
      * which is this batch's own commit.
      */
     private void commitDurably(long batchId, BatchCommit commit) {
-        long backoff = 1000;
+        Backoff backoff = new Backoff(1_000, 5_000);
         boolean failedBefore = false;
         String failure = null;
         while (true) {
@@ -509,14 +509,14 @@ public final class MicroBatchEngine {
                 failure = e.getMessage();
                 progress.state(EngineState.WAITING_FOR_CHECKPOINT);
                 progress.error(failure);
-                LOG.log(Level.WARNING, "batch " + batchId + " is written but cannot be committed yet, retrying in " + backoff
+                long delayMs = backoff.next();
+                LOG.log(Level.WARNING, "batch " + batchId + " is written but cannot be committed yet, retrying in " + delayMs
                         + " ms (its rows are not written again; free space on the checkpoint volume or make it writable): "
                         + e.getMessage());
-                pause(backoff);
+                pause(delayMs);
                 if (stopRequested.getAsBoolean()) {
                     throw new StopRequestedException(); // the batch stays open and is replayed: safe
                 }
-                backoff = Math.min(backoff * 2, 5000);
             }
         }
     }
