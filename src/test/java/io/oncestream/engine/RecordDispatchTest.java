@@ -37,11 +37,13 @@ class RecordDispatchTest {
         }
     };
 
+    private static final String PAID = "{\"id\": \"a\", \"amount\": 5, \"status\": \"PAID\"}";
+
     private final LastWriteWinsSink table = new LastWriteWinsSink("id", 1, 1);
 
     @Test
     void aKeptRecordIsARowWithItsTimestamp() {
-        RecordDispatch.Routed routed = dispatch("ignore", "table").route(BATCH, record(0, "a", "{\"id\": \"a\", \"amount\": 5, \"status\": \"PAID\"}"), TS);
+        RecordDispatch.Routed routed = dispatch("ignore", "table").route(BATCH, record(0, "a", PAID), TS);
         assertThat(routed.filteredOut()).isFalse();
         assertThat(routed.deadLetter()).isFalse();
         write(routed);
@@ -52,7 +54,7 @@ class RecordDispatchTest {
 
     @Test
     void aRecordTheFilterDropsGoesNowhere() {
-        RecordDispatch.Routed routed = dispatch("ignore", "table").route(BATCH, record(0, "a", "{\"id\": \"a\", \"amount\": 5, \"status\": \"NEW\"}"), TS);
+        RecordDispatch.Routed routed = dispatch("ignore", "table").route(BATCH, record(0, "a", PAID.replace("PAID", "NEW")), TS);
         assertThat(routed).isSameAs(RecordDispatch.Routed.FILTERED_OUT);
         assertThat(routed.write()).isNull();
     }
@@ -98,7 +100,7 @@ class RecordDispatchTest {
         assertThat(table.deadLetters()).containsEntry("orders-0@2",
                 "a tombstone (null value), and the job says tombstones: deadLetter");
 
-        write(dispatch("ignore", "table").route(BATCH, record(1, "a", "{\"id\": \"a\", \"amount\": 5, \"status\": \"PAID\"}"), TS - 1));
+        write(dispatch("ignore", "table").route(BATCH, record(1, "a", PAID), TS - 1));
         RecordDispatch.Routed delete = dispatch("delete", "table").route(BATCH, tombstone, TS);
         assertThat(delete.deadLetter()).isFalse();
         assertThat(delete.filteredOut()).isFalse();
@@ -118,7 +120,7 @@ class RecordDispatchTest {
     void theCountsFollowWhereRecordsWent() {
         RecordDispatch dispatch = dispatch("ignore", "table");
         BatchCounts counts = new BatchCounts();
-        for (SourceRecord r : List.of(record(0, "a", "{\"id\": \"a\", \"amount\": 5, \"status\": \"PAID\"}"),
+        for (SourceRecord r : List.of(record(0, "a", PAID),
                 record(1, "b", "{\"id\": \"b\", \"amount\": 5, \"status\": \"NEW\"}"), record(2, "c", null),
                 record(3, "d", "not json"))) {
             counts.routed(dispatch.route(BATCH, r, TS));
@@ -130,7 +132,7 @@ class RecordDispatchTest {
 
     @Test
     void rowsRefusedEvenAloneBecomeDeadLettersWithTheSameTimestamp() {
-        SourceRecord big = record(9, "a", "{\"id\": \"a\", \"amount\": 5, \"status\": \"PAID\"}");
+        SourceRecord big = record(9, "a", PAID);
         long deadLettered = dispatch("ignore", "table").deadLetterRefused(BATCH,
                 List.of(new RowSink.Refused(big, TS, 2_000_000, "Cassandra refused the row (2000000 bytes) even alone", false)),
                 QUIET);
