@@ -1,9 +1,6 @@
 package io.oncestream.engine;
 
-import io.oncestream.engine.checkpoint.CheckpointException;
-import io.oncestream.engine.checkpoint.CheckpointUnavailableException;
-import io.oncestream.engine.config.InvalidConfigException;
-import io.oncestream.engine.plan.PlanningException;
+import io.oncestream.engine.failure.OncestreamException;
 
 /**
  * The two kinds of failure a worker knows (docs/worker.md lists them). A transient one may
@@ -15,22 +12,15 @@ public enum FailureKind {
     TRANSIENT, PERMANENT;
 
     /**
-     * Permanent: an invalid configuration, a refused write that is not the record's fault (no
-     * permission, a dropped table), a bad record with {@code deadLetter.mode: fail}, a checkpoint
-     * that is corrupt, foreign or ahead of Kafka, offsets Kafka no longer has with
-     * {@code failOnDataLoss: true}. Everything else is transient: the checkpoint lock held, the
-     * volume full or read-only, Kafka or Cassandra unreachable, overloaded or timing out, and
-     * whatever else was not foreseen (a retry costs a pause; a wrong "permanent" costs the job).
+     * Permanent: an {@link OncestreamException} that says so — an invalid configuration, a
+     * refused write that is not the record's fault (no permission, a dropped table), a bad record
+     * with {@code deadLetter.mode: fail}, a checkpoint that is corrupt, foreign or ahead of
+     * Kafka, offsets Kafka no longer has with {@code failOnDataLoss: true}. Everything else is
+     * transient: the checkpoint lock held, the volume full or read-only, Kafka or Cassandra
+     * unreachable, overloaded or timing out, and whatever else was not foreseen (a retry costs a
+     * pause; a wrong "permanent" costs the job).
      */
     public static FailureKind of(Throwable failure) {
-        if (failure instanceof CheckpointUnavailableException) {
-            return TRANSIENT;
-        }
-        if (failure instanceof InvalidConfigException || failure instanceof SinkException
-                || failure instanceof BadRecordException || failure instanceof CheckpointException
-                || failure instanceof PlanningException) {
-            return PERMANENT;
-        }
-        return TRANSIENT;
+        return failure instanceof OncestreamException explained && explained.permanent() ? PERMANENT : TRANSIENT;
     }
 }

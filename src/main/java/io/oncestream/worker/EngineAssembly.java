@@ -14,7 +14,9 @@ import java.util.logging.Logger;
 import com.datastax.oss.driver.api.core.CqlSession;
 
 import io.oncestream.contract.EngineState;
+import io.oncestream.engine.Controls;
 import io.oncestream.engine.MicroBatchEngine;
+import io.oncestream.engine.Pipeline;
 import io.oncestream.engine.ProgressTracker;
 import io.oncestream.engine.ProtocolHooks;
 import io.oncestream.engine.RowSink;
@@ -117,9 +119,9 @@ public final class EngineAssembly implements AutoCloseable {
             Epoch epoch = new Epoch(savepoint == null ? 0 : savepoint.epoch(),
                     savepoint == null ? null : assignment.seed(savepoint), barrier,
                     savepoint == null || workerIndex != 0 ? null : savepoint.totals());
-            this.engine = new MicroBatchEngine(config, checkpoint, openedSource, transformer,
-                    options.sinkWrapper().apply(openedSink), options.hooks(), progress, stopRequested, System::currentTimeMillis,
-                    epoch);
+            this.engine = new MicroBatchEngine(config, checkpoint,
+                    new Pipeline(openedSource, transformer, options.sinkWrapper().apply(openedSink)),
+                    new Controls(options.hooks(), progress, stopRequested, System::currentTimeMillis), epoch);
         } catch (RuntimeException e) {
             closeQuietly(openedSink, e);
             closeQuietly(openedSource, e);

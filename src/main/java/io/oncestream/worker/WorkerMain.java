@@ -16,6 +16,7 @@ import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
 import io.oncestream.engine.config.RestartMode;
+import io.oncestream.engine.failure.OncestreamException;
 
 /**
  * The worker process. Exit codes: 0 after {@code availableNow} drained; 143 after SIGTERM (the
@@ -177,7 +178,7 @@ public final class WorkerMain {
                     progress.state(EngineState.RETRYING);
                     progress.error(cause);
                     LOG.log(Level.WARNING, "transient failure, starting again in " + transientPause + " ms: " + cause,
-                            e instanceof io.oncestream.engine.checkpoint.CheckpointException ? null : e);
+                            e instanceof OncestreamException ? null : e);
                     if (!pause(transientPause, stop)) {
                         return 0;
                     }
@@ -185,7 +186,7 @@ public final class WorkerMain {
                     continue;
                 }
                 progress.state(EngineState.FAILED);
-                // Permanent failures are ours and carry their explanation: no stack trace.
+                // Permanent failures are OncestreamExceptions, which carry their explanation: no stack trace.
                 LOG.log(Level.SEVERE, "job failed: " + cause);
                 if (config.trigger().availableNow() && !options.waitWhenDone()) {
                     progress.error(cause);

@@ -138,8 +138,9 @@ class EngineCrashTest {
         producer.produce(MORE_RECORDS);
         LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 1);
         try (Checkpoint checkpoint = Checkpoint.open(cleanDir, METADATA, NO_CRASH)) {
-            new MicroBatchEngine(JOB, checkpoint, producer.source, TRANSFORMER, table, ProtocolHooks.NONE,
-                    new ProgressTracker(JOB.jobId(), 0, 1), () -> false, new AtomicLong()::incrementAndGet).run();
+            new MicroBatchEngine(JOB, checkpoint, new Pipeline(producer.source, TRANSFORMER, table),
+                    new Controls(ProtocolHooks.NONE, new ProgressTracker(JOB.jobId(), 0, 1), () -> false,
+                            new AtomicLong()::incrementAndGet)).run();
         }
         assertThat(table.rows()).isEqualTo(producer.expectedRows());
         uninterrupted = table.timestampsByRecord();
@@ -238,8 +239,8 @@ class EngineCrashTest {
             assertThat(totals.read()).isEqualTo(totals.filteredOut() + totals.written() + totals.deadLettered());
             ProgressTracker restarted = new ProgressTracker(JOB.jobId(), 0, 1);
             MicroBatchEngine.reportRecovered(checkpoint, restarted);
-            new MicroBatchEngine(JOB, checkpoint, source, TRANSFORMER, table, ProtocolHooks.NONE, restarted, () -> false,
-                    new AtomicLong()::incrementAndGet);
+            new MicroBatchEngine(JOB, checkpoint, new Pipeline(source, TRANSFORMER, table),
+                    new Controls(ProtocolHooks.NONE, restarted, () -> false, new AtomicLong()::incrementAndGet));
             assertThat(restarted.snapshot().totals().read()).as("a restarted worker reports the job's count")
                     .isEqualTo(RECORDS + MORE_RECORDS);
         }
@@ -269,8 +270,8 @@ class EngineCrashTest {
         table.outages(2, () -> reported.add(progress.snapshot().lastError() + " (sink available: "
                 + progress.snapshot().sinkAvailable() + ")"));
         try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, NO_CRASH)) {
-            new MicroBatchEngine(JOB, checkpoint, producer.source, TRANSFORMER, table, ProtocolHooks.NONE, progress, () -> false,
-                    clockMs::incrementAndGet).run();
+            new MicroBatchEngine(JOB, checkpoint, new Pipeline(producer.source, TRANSFORMER, table),
+                    new Controls(ProtocolHooks.NONE, progress, () -> false, clockMs::incrementAndGet)).run();
         }
         assertThat(reported).as("what the worker reported while Cassandra was down")
                 .containsOnly("Cassandra: No node was available to execute the query (sink available: false)");
@@ -303,13 +304,13 @@ class EngineCrashTest {
         MicroBatchEngine.Outcome outcome;
         try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, full)) {
             // A clock that moves 100 ms a reading, so that the back-off pauses pass at once.
-            outcome = new MicroBatchEngine(JOB, checkpoint, producer.source, TRANSFORMER, table, ProtocolHooks.NONE, progress,
-                    () -> false, () -> {
+            outcome = new MicroBatchEngine(JOB, checkpoint, new Pipeline(producer.source, TRANSFORMER, table),
+                    new Controls(ProtocolHooks.NONE, progress, () -> false, () -> {
                         if (progress.snapshot().lastError() != null) {
                             reported.add(progress.snapshot().lastError());
                         }
                         return clockMs.addAndGet(100);
-                    }).run();
+                    })).run();
         }
 
         assertThat(outcome).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
@@ -539,8 +540,9 @@ class EngineCrashTest {
         producer.produce(records);
         LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 1);
         try (Checkpoint checkpoint = Checkpoint.open(cleanDir, METADATA, NO_CRASH)) {
-            new MicroBatchEngine(JOB, checkpoint, producer.source, TRANSFORMER, table, ProtocolHooks.NONE,
-                    new ProgressTracker(JOB.jobId(), 0, 1), () -> false, new AtomicLong()::incrementAndGet).run();
+            new MicroBatchEngine(JOB, checkpoint, new Pipeline(producer.source, TRANSFORMER, table),
+                    new Controls(ProtocolHooks.NONE, new ProgressTracker(JOB.jobId(), 0, 1), () -> false,
+                            new AtomicLong()::incrementAndGet)).run();
         }
         return table.timestampsByRecord();
     }
@@ -555,8 +557,9 @@ class EngineCrashTest {
 
     private MicroBatchEngine.Outcome run(DurableFiles files, InMemorySource source, RowSink sink, ProtocolHooks hooks) {
         try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, files)) {
-            return new MicroBatchEngine(JOB, checkpoint, source, TRANSFORMER, sink, hooks,
-                    new ProgressTracker(JOB.jobId(), 0, 1), () -> false, clockMs::incrementAndGet).run();
+            return new MicroBatchEngine(JOB, checkpoint, new Pipeline(source, TRANSFORMER, sink),
+                    new Controls(hooks, new ProgressTracker(JOB.jobId(), 0, 1), () -> false, clockMs::incrementAndGet))
+                    .run();
         }
     }
 

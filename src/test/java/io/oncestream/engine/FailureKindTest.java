@@ -10,6 +10,7 @@ import io.oncestream.engine.checkpoint.CheckpointException;
 import io.oncestream.engine.checkpoint.CheckpointLockedException;
 import io.oncestream.engine.checkpoint.CheckpointUnavailableException;
 import io.oncestream.engine.config.InvalidConfigException;
+import io.oncestream.engine.failure.OncestreamException;
 import io.oncestream.engine.plan.PlanningException;
 
 /** The list of docs/worker.md's "Failures" table, kind by kind. */
@@ -38,5 +39,17 @@ class FailureKindTest {
                 .isEqualTo(FailureKind.PERMANENT);
         assertThat(FailureKind.of(new PlanningException("partition orders-0: offsets 0 to 100 are no longer in Kafka")))
                 .isEqualTo(FailureKind.PERMANENT);
+    }
+
+    /** The worker logs these by their message alone; anything else, with its stack trace. */
+    @Test
+    void theFailuresOncestreamExplainsShareOneBase() {
+        assertThat(java.util.List.of(new InvalidConfigException("sink.table", "missing"), new BadRecordException("bad"),
+                new SinkException("refused", null), new CheckpointException(Path.of("/checkpoint/commits/3"), "does not parse"),
+                new PlanningException("offsets lost"),
+                new CheckpointUnavailableException(Path.of("/checkpoint/offsets/7"), "cannot write", null),
+                new CheckpointLockedException(LOCK, "pid 7"))).allSatisfy(e -> assertThat(e).isInstanceOf(OncestreamException.class));
+        assertThat(new CheckpointLockedException(LOCK, "pid 7").permanent()).isFalse();
+        assertThat(new SourceException("Kafka: timed out listing offsets", null)).isNotInstanceOf(OncestreamException.class);
     }
 }

@@ -168,8 +168,9 @@ class GoldenCheckpointRecoveryTest {
     private MicroBatchEngine.Outcome run(Path checkpointDir, InMemorySource source, RowSink sink) {
         try (Checkpoint checkpoint = Checkpoint.open(checkpointDir, METADATA, DurableFiles.synced())) {
             long[] clock = {1_764_800_000_000L};
-            return new MicroBatchEngine(JOB, checkpoint, source, TRANSFORMER, sink, ProtocolHooks.NONE,
-                    new ProgressTracker(JOB.jobId(), 1, 2), () -> false, () -> ++clock[0]).run();
+            return new MicroBatchEngine(JOB, checkpoint, new Pipeline(source, TRANSFORMER, sink),
+                    new Controls(ProtocolHooks.NONE, new ProgressTracker(JOB.jobId(), 1, 2), () -> false, () -> ++clock[0]))
+                    .run();
         }
     }
 

@@ -333,8 +333,9 @@ class HandOffTest {
 
     private static MicroBatchEngine engine(Checkpoint checkpoint, RecordSource source, LastWriteWinsSink table,
             ProtocolHooks hooks, Epoch epoch, int parallelism, int index) {
-        return new MicroBatchEngine(JOB, checkpoint, source, TRANSFORMER, table, hooks,
-                new ProgressTracker(JOB.jobId(), index, parallelism), () -> false, new AtomicLong()::incrementAndGet, epoch);
+        return new MicroBatchEngine(JOB, checkpoint, new Pipeline(source, TRANSFORMER, table),
+                new Controls(hooks, new ProgressTracker(JOB.jobId(), index, parallelism), () -> false,
+                        new AtomicLong()::incrementAndGet), epoch);
     }
 
     private Path volume(int index) {

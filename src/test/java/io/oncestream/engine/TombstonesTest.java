@@ -93,8 +93,8 @@ class TombstonesTest {
         CheckpointMetadata metadata = new CheckpointMetadata(CheckpointMetadata.FORMAT, job.jobId(), job.source().topics(), 1, 0);
         ProgressTracker progress = new ProgressTracker(job.jobId(), 0, 1);
         try (Checkpoint checkpoint = Checkpoint.open(checkpointDir, metadata, DurableFiles.failingAt((point, target) -> { }))) {
-            new MicroBatchEngine(job, checkpoint, source, RecordTransformer.compile(job), table, hooks, progress, () -> false,
-                    new AtomicLong()::incrementAndGet).run();
+            new MicroBatchEngine(job, checkpoint, new Pipeline(source, RecordTransformer.compile(job), table),
+                    new Controls(hooks, progress, () -> false, new AtomicLong()::incrementAndGet)).run();
         }
         if (job.tombstones() == io.oncestream.engine.config.TombstoneMode.IGNORE) {
             assertThat(progress.snapshot().totals().filteredOut()).as("ignored tombstones are counted").isEqualTo(2);

@@ -14,6 +14,8 @@ import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.auth.AuthenticationException;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 
+import io.oncestream.engine.Backoff;
+import io.oncestream.engine.Pause;
 import io.oncestream.engine.StopRequestedException;
 import io.oncestream.engine.config.JobConfig;
 
@@ -43,7 +45,7 @@ public final class CassandraSessions {
      */
     public static CqlSession connect(JobConfig.CassandraSink sink, String username, String password,
             BooleanSupplier stopRequested, Consumer<RuntimeException> waiting) {
-        long backoff = 1000;
+        Backoff backoff = new Backoff(1_000, 5_000);
         while (true) {
             if (stopRequested.getAsBoolean()) {
                 throw new StopRequestedException();
@@ -56,16 +58,7 @@ public final class CassandraSessions {
                 }
                 waiting.accept(e);
             }
-            long until = System.currentTimeMillis() + backoff;
-            while (System.currentTimeMillis() < until && !stopRequested.getAsBoolean()) {
-                try {
-                    Thread.sleep(100);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw new StopRequestedException();
-                }
-            }
-            backoff = Math.min(backoff * 2, 5000);
+            Pause.sleep(backoff.next(), stopRequested);
         }
     }
 

@@ -1,7 +1,6 @@
 package io.oncestream.engine.cassandra;
 
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,6 +34,7 @@ import com.datastax.oss.driver.api.core.servererrors.QueryValidationException;
 import com.datastax.oss.driver.api.core.type.DataTypes;
 
 import io.oncestream.engine.BadRowException;
+import io.oncestream.engine.Backoff;
 import io.oncestream.engine.Pause;
 import io.oncestream.engine.RowSink;
 import io.oncestream.engine.SinkException;
@@ -55,7 +55,9 @@ import io.oncestream.engine.transform.SourceRecord;
 public final class CassandraSink implements RowSink {
 
     private static final Logger LOG = Logger.getLogger(CassandraSink.class.getName());
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+    /** The pauses between tries of failed writes (docs/worker.md, Failures: 0.2 s doubling to 5 s). */
+    private static final long FIRST_BACKOFF_MS = 200;
+    private static final long MAX_BACKOFF_MS = 5_000;
 
     private final CqlSession session;
     private final String tableName;
@@ -258,7 +260,7 @@ public final class CassandraSink implements RowSink {
         List<Statement<?>> pending = group(writes);
         List<Refused> refused = new ArrayList<>();
         Map<Statement<?>, CassandraWrite> byStatement = null;
-        long backoffMs = 200;
+        Backoff backoff = new Backoff(FIRST_BACKOFF_MS, MAX_BACKOFF_MS);
         boolean waited = false;
         while (!pending.isEmpty()) {
             ConcurrentLinkedQueue<Statement<?>> failed = new ConcurrentLinkedQueue<>();
@@ -313,8 +315,7 @@ public final class CassandraSink implements RowSink {
                 pending.addAll(failed);
                 listener.waitingForSink(lastTransient.get(), failed.size());
                 waited = true;
-                Pause.sleep(backoffMs, stopRequested);
-                backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF.toMillis());
+                Pause.sleep(backoff.next(), stopRequested);
             } else if (waited) {
                 listener.sinkAvailable();
                 waited = false;

@@ -10,6 +10,6 @@ import java.nio.file.Path;
 public class CheckpointUnavailableException extends CheckpointException {
 
     public CheckpointUnavailableException(Path path, String message, Throwable cause) {
-        super(path, message, cause);
+        super(path, message, cause, false);
     }
 }

@@ -1,13 +1,15 @@
 package io.oncestream.engine.config;
 
+import io.oncestream.engine.failure.OncestreamException;
+
 /** A job configuration that cannot run; the message names the field, e.g. {@code sink.columns.amount}. */
-public class InvalidConfigException extends RuntimeException {
+public class InvalidConfigException extends OncestreamException {
 
     private final String field;
     private final String reason;
 
     public InvalidConfigException(String field, String reason) {
-        super(field + ": " + reason);
+        super(field + ": " + reason, true);
         this.field = field;
         this.reason = reason;
     }

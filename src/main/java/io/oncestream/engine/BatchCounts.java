@@ -1,0 +1,56 @@
+package io.oncestream.engine;
+
+import io.oncestream.engine.checkpoint.RecordTotals;
+
+/** What became of one batch's records, counted while it runs: read, filtered out, dead-lettered, written. */
+final class BatchCounts {
+
+    private long read;
+    private long filteredOut;
+    private long deadLettered;
+    private long written;
+
+    /** One more record read; returns how many now. */
+    long recordRead() {
+        return ++read;
+    }
+
+    /** Counts where {@link RecordDispatch} sent a record: nowhere (filtered out), or to the dead-letter table. */
+    void routed(RecordDispatch.Routed routed) {
+        if (routed.filteredOut()) {
+            filteredOut++;
+        } else if (routed.deadLetter()) {
+            deadLettered++;
+        }
+    }
+
+    /** Rows Cassandra refused even alone, written as dead letters instead. */
+    void deadLettered(long count) {
+        deadLettered += count;
+    }
+
+    /** The batch's writes are acknowledged: those that are not dead letters are its rows. */
+    void writesAcknowledged(long writes) {
+        written = writes - deadLettered;
+    }
+
+    long read() {
+        return read;
+    }
+
+    long filteredOut() {
+        return filteredOut;
+    }
+
+    long deadLettered() {
+        return deadLettered;
+    }
+
+    long written() {
+        return written;
+    }
+
+    RecordTotals totals() {
+        return new RecordTotals(read, filteredOut, written, deadLettered);
+    }
+}
