@@ -49,7 +49,7 @@ final class ThreadCpu implements AutoCloseable {
         while (open) {
             sample();
             try {
-                Thread.sleep(100);
+                Thread.sleep(100); // the sampling interval
             } catch (InterruptedException e) {
                 return;
             }
