@@ -102,7 +102,7 @@ if [ ${#services[@]} -gt 0 ]; then
   eval "$(deploy/local/kafka.sh env; deploy/local/cassandra.sh env)"
 fi
 ${launcher[@]+"${launcher[@]}"} java -Xmx2g ${BENCH_JAVA_OPTS:-} -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
-  -Djava.util.logging.config.file=/dev/null io.oncestream.bench.EngineBenchmark \
+  -Djava.util.logging.config.file=/dev/null io.oncestream.bench.engine.EngineBenchmark \
   --kafka "${KAFKA_BOOTSTRAP:-none}" --cassandra "${CASSANDRA_CONTACT_POINT:-none}" --datacenter "${CASSANDRA_DATACENTER:-none}" \
   --cassandra-gc-log "$ONCESTREAM_LOCAL_DIR/cassandra/logs/gc.log" \
   --service-pids "Cassandra=$(cat "$ONCESTREAM_LOCAL_DIR/cassandra/cassandra.pid" 2>/dev/null),Kafka=$(cat "$ONCESTREAM_LOCAL_DIR/kafka/kafka.pid" 2>/dev/null)" \

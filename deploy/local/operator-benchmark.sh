@@ -2,7 +2,7 @@
 # The operator over N StreamJobs: a control plane of its own (etcd, kube-apiserver with its
 # audit log, kube-controller-manager creating every worker pod, kube-scheduler; no node, so
 # the pods stay Pending and no worker is polled), the packaged operator as a process with
-# its own ServiceAccount and RBAC, and io.oncestream.bench.OperatorBenchmark, which creates
+# its own ServiceAccount and RBAC, and io.oncestream.bench.operator.OperatorBenchmark, which creates
 # the jobs through the API and prints: time until every job is observed with its children
 # and pods, live heap after a full GC (and per job), CPU, reconciles and API requests at
 # rest, and a cold start (operator killed, started again: time until every job was
@@ -53,4 +53,4 @@ eval "$(deploy/local/kube.sh env)"
 export KUBECONFIG KUBE_AUDIT_LOG KUBE_BIN
 java -Xmx2g -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
   -Djava.util.logging.config.file=/dev/null -Doncestream.repo.dir="$repo" \
-  io.oncestream.bench.OperatorBenchmark --jobs "$jobs" ${args[@]+"${args[@]}"}
+  io.oncestream.bench.operator.OperatorBenchmark --jobs "$jobs" ${args[@]+"${args[@]}"}

@@ -55,7 +55,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{/*
 The operator's rights on the namespaced objects it manages: the same rules as
 deploy/operator/rbac.yaml, which the build generates from the calls the code makes
-(OperatorRbacCommittedIT; HelmChartIT checks that these equal them).
+(OperatorRbacCommittedIT; GeneratedManifestsTest and HelmChartIT check that these equal them).
 */}}
 {{- define "oncestream.rules" -}}
 - apiGroups: [""]

@@ -8,6 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.jboss.logging.Logger;
@@ -47,6 +48,7 @@ final class ProgressWatch implements AutoCloseable {
     private final OperatorMetrics metrics;
     private final SimpleInboundEventSource<StreamJob> changes = new SimpleInboundEventSource<>("worker-progress");
     private final Semaphore inFlight = new Semaphore(JOBS_IN_FLIGHT);
+    private final AtomicLong roundsDone = new AtomicLong();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread thread = new Thread(r, "progress-watch");
         thread.setDaemon(true);
@@ -95,6 +97,16 @@ final class ProgressWatch implements AutoCloseable {
         return watched.size();
     }
 
+    /** Rounds that have sent all their polls: a test waits for one to know what the watch still asks. */
+    long roundsDone() {
+        return roundsDone.get();
+    }
+
+    /** Jobs whose polls were sent and not yet answered. */
+    int jobsInFlight() {
+        return JOBS_IN_FLIGHT - inFlight.availablePermits();
+    }
+
     private void round() {
         try {
             IndexedResourceCache<StreamJob> cache = jobs.get();
@@ -125,6 +137,8 @@ final class ProgressWatch implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             LOG.warn("a round of progress polls failed; the next one runs as planned", e);
+        } finally {
+            roundsDone.incrementAndGet();
         }
     }
 

@@ -42,7 +42,7 @@ class ExampleJobE2E extends E2ETest {
             job.produce(500);
             Awaits.until(E2ESettings.WAIT, "a first committed batch", () -> batch(job.kubectlGet()) >= 0);
             batches.add(batch(job.kubectlGet()));
-            Thread.sleep(1500);
+            Thread.sleep(1500); // the interval of watching the column over time, not a synchronization
         }
         assertThat(batches).as("BATCH column of kubectl get sj over time").isSorted();
         assertThat(batches.get(batches.size() - 1)).isGreaterThan(batches.get(0));

@@ -67,7 +67,7 @@ class ForceDeletesE2E extends E2ETest {
                 int index = random.nextInt(2);
                 String pod = "paid-orders-" + index;
                 Awaits.until(E2ESettings.WAIT, "the worker of " + pod + " to run", () -> node.workerPid(job.pod(index)).isPresent());
-                Thread.sleep(500 + random.nextInt(3000));
+                Thread.sleep(500 + random.nextInt(3000)); // a random moment for the fault, not a synchronization
                 if (action.equals("kill")) {
                     if (node.killWorker(job.pod(index))) {
                         kills++;
@@ -130,7 +130,7 @@ class ForceDeletesE2E extends E2ETest {
         Set<Phase> phases = new TreeSet<>();
         Set<String> workerStates = new TreeSet<>();
         try (Producing producing = new Producing(job, 150, Duration.ofMillis(200))) {
-            Thread.sleep(2000);
+            producing.awaitSent(1500, "before the worker is paused");
             var pod = job.pod(0);
             int restartsBefore = restarts(pod);
             long pid = node.workerPid(pod).orElseThrow();
@@ -147,7 +147,7 @@ class ForceDeletesE2E extends E2ETest {
             System.out.printf("[e2e] paused worker replaced %.1f s after SIGSTOP; the old process %s%n",
                     (System.nanoTime() - paused) / 1e9, oldAlive ? "still existed and got SIGCONT" : "was gone");
             Awaits.until(E2ESettings.WAIT, "the new worker of paid-orders-0 to run", () -> node.workerPid(job.pod(0)).isPresent());
-            Thread.sleep(3000);
+            producing.awaitSent(2250, "to the new worker");
         }
         job.awaitExactTable(E2ESettings.WAIT);
         sample(job.status(), phases, workerStates);

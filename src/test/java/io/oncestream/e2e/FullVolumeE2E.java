@@ -67,7 +67,7 @@ class FullVolumeE2E extends E2ETest {
                 long until = System.nanoTime() + HOLD.toNanos();
                 while (System.nanoTime() < until) {
                     ahead.addAll(job.groupOffsetsAheadOfTable());
-                    Thread.sleep(1_000);
+                    Thread.sleep(1_000); // sampling while the volume stays full, not a synchronization
                 }
                 StreamJobStatus held = job.status();
                 assertThat(held.batchId).as("batches committed while the volume is full").isEqualTo(batch);

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.engine.OrderStream;
+import io.oncestream.testing.Awaits;
 
 /**
  * Records from 10 KB to 2 MB among small ones, rows and malformed ones (dead letters), several
@@ -42,16 +43,18 @@ class LargeRecordsE2E extends E2ETest {
         job.orders.markBad(oversized.partition(), oversized.offset());
         job.orders.produceLarge(kafka, job.topic, sizes);
         job.produce(300);
-        long deadline = System.nanoTime() + E2ESettings.WAIT.toNanos();
-        while (System.nanoTime() < deadline && !(job.rows().equals(job.expectedRows()) && job.status() != null
-                && Long.valueOf(0).equals(job.status().lag))) {
+        // Sampled until the table is exact and the lag 0; if that never comes, awaitExactTable below fails with the difference.
+        Awaits.within(E2ESettings.WAIT, Duration.ofMillis(500), () -> {
+            if (job.rows().equals(job.expectedRows()) && job.status() != null && Long.valueOf(0).equals(job.status().lag)) {
+                return true;
+            }
             StreamJobStatus s = job.status();
             if (s != null && s.phase != null) {
                 phases.add(s.phase);
             }
             violations.addAll(job.groupOffsetsAheadOfTable());
-            Thread.sleep(500);
-        }
+            return false;
+        });
         job.awaitExactTable(E2ESettings.WAIT);
         System.out.println("[e2e] phases seen while large records were written: " + phases);
         assertThat(phases).as("phases seen").doesNotContain(Phase.Failed);

@@ -56,20 +56,20 @@ class LifecycleE2E extends E2ETest {
         Map<Integer, Long> boundary;
         try (Producing producing = new Producing(job, 100, Duration.ofMillis(250))) {
             // Suspend: the workers stop at a safe point, their pods go, their volumes stay.
-            Thread.sleep(2000);
+            producing.awaitSent(800, "before the suspend");
             job.apply(Map.of("  parallelism: 2\n", "  parallelism: 2\n  suspend: true\n"));
             StreamJobStatus suspended = job.awaitStatus("Suspended without pods", E2ESettings.WAIT,
                     s -> s.phase == Phase.Suspended && job.pods().isEmpty());
             assertThat(claimUids(job)).as("checkpoint volumes while suspended").isEqualTo(claims);
             long lastBatch = suspended.batchId;
-            Thread.sleep(3000);
+            producing.awaitSent(1200, "while suspended");
 
             // Resume: the same volumes, batches continue from the checkpoints.
             job.apply(Map.of());
             job.awaitStatus("Running after the resume, past batch " + lastBatch, E2ESettings.WAIT,
                     s -> s.phase == Phase.Running && s.batchId != null && s.batchId > lastBatch);
             assertThat(claimUids(job)).as("checkpoint volumes after the resume").isEqualTo(claims);
-            Thread.sleep(3000);
+            producing.awaitSent(1200, "after the resume");
 
             // A filter change while records keep arriving: the workers stop at a batch boundary,
             // the operator takes a savepoint, and the new workers start from it with the new filter.
@@ -84,7 +84,7 @@ class LifecycleE2E extends E2ETest {
                     .get(StreamJobResources.CONFIG_HASH_ANNOTATION)).isEqualTo(configHash(job)));
             boundary = savepointOffsets(job, 1);
             System.out.println("[e2e] the new filter applies from offsets " + boundary);
-            Thread.sleep(3000);
+            producing.awaitSent(1200, "under the new filter");
         }
 
         Predicate<OrderStream.Produced> before = p -> p.status().equals("PAID") && p.amount() > 100;

@@ -35,7 +35,7 @@ class LostVolumeE2E extends E2ETest {
         String oldClaimUid = kube.admin().persistentVolumeClaims().inNamespace(job.namespace).withName(claim).get()
                 .getMetadata().getUid();
         try (Producing producing = new Producing(job, 100, Duration.ofMillis(200))) {
-            Thread.sleep(3000);
+            producing.awaitSent(1500, "before the volume is lost");
             // What retention does: the records below the group's offsets are gone from Kafka.
             Map<TopicPartition, RecordsToDelete> truncate = new HashMap<>();
             job.groupOffsets().forEach((p, offset) -> truncate.put(new TopicPartition(job.topic, p), RecordsToDelete.beforeOffset(offset)));
@@ -52,7 +52,7 @@ class LostVolumeE2E extends E2ETest {
                     s -> s.phase == io.oncestream.api.StreamJobStatus.Phase.Running && s.workers != null
                             && s.workers.stream().allMatch(w -> w.batchId != null && w.batchId >= 1));
             System.out.println("[e2e] the job runs again after batch " + batch);
-            Thread.sleep(3000);
+            producing.awaitSent(1500, "after the recovery");
         }
         job.awaitExactTable(E2ESettings.WAIT);
         assertThat(job.groupOffsetsAheadOfTable()).isEmpty();

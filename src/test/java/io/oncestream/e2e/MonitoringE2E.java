@@ -66,7 +66,7 @@ class MonitoringE2E extends E2ETest {
                     prometheus.query("oncestream_batch_id{job_id=\"" + id + "\"}").size() == 2
                             && !prometheus.query("oncestream_job_phase{job_id=\"" + id + "\",phase=\"Running\"} == 1").isEmpty());
             // Rates and histograms need a minute of samples.
-            Thread.sleep(65_000);
+            Thread.sleep(65_000); // a window, not a synchronization: the rate windows fill, and a wrong alert (for: 10s) would fire
             List<String> empty = new ArrayList<>();
             List<String> queries = dashboardQueries();
             for (String query : queries) {

@@ -106,7 +106,7 @@ class NetworkPartitionsE2E extends E2ETest {
         long left = PARTITION.toNanos() - (System.nanoTime() - start);
         while (left > 0) {
             check(job);
-            Thread.sleep(Math.min(2_000, left / 1_000_000 + 1));
+            Thread.sleep(Math.min(2_000, left / 1_000_000 + 1)); // sampling while the fault lasts, not a synchronization
             left = PARTITION.toNanos() - (System.nanoTime() - start);
         }
         faults.healAll();
@@ -133,7 +133,7 @@ class NetworkPartitionsE2E extends E2ETest {
                 sample(job, s);
                 phases.add(s.phase + (conditionIs(s, ConditionType.SourceAvailable, "False") ? "/SourceAvailable=False" : ""));
                 check(job);
-                Thread.sleep(2_000);
+                Thread.sleep(2_000); // sampling while the fault lasts, not a synchronization
             }
         }
         long after = job.status().batchId;
@@ -169,7 +169,7 @@ class NetworkPartitionsE2E extends E2ETest {
                 lastWords = operator.previousLog();
                 gaveUp = (System.nanoTime() - start) / 1e9;
             }
-            Thread.sleep(1_000);
+            Thread.sleep(1_000); // sampling while the fault lasts, not a synchronization
         }
         int rowsDuring = job.rows().size();
         long heal = audit.mark();

@@ -46,7 +46,7 @@ class OutagesE2E extends E2ETest {
                 .anyMatch(e -> e.startsWith("Normal PhaseRunning")).noneMatch(e -> e.startsWith("Warning"));
 
         try (Producing producing = new Producing(job, 100, Duration.ofMillis(250))) {
-            Thread.sleep(3000);
+            producing.awaitSent(1200, "before Cassandra stops");
             long stopping = System.nanoTime();
             cassandra.stop();
             long stopped = System.nanoTime();
@@ -78,7 +78,7 @@ class OutagesE2E extends E2ETest {
                     .isNotNull();
             long left = OUTAGE.toNanos() - (System.nanoTime() - stopping);
             if (left > 0) {
-                Thread.sleep(left / 1_000_000);
+                Thread.sleep(left / 1_000_000); // the fault's duration, not a synchronization: Cassandra stays down for OUTAGE
             }
             cassandra.start();
             job.awaitStatus("Running again, by itself", E2ESettings.WAIT,
@@ -94,7 +94,7 @@ class OutagesE2E extends E2ETest {
             StreamJobStatus noKafka = job.awaitStatus("Degraded with SourceAvailable=False while Kafka is down", KAFKA_OUTAGE,
                     s -> s.phase == Phase.Degraded && s.condition(ConditionType.SourceAvailable).filter(c -> "False".equals(c.status)).isPresent());
             System.out.println("[e2e] Kafka down: " + noKafka.condition(ConditionType.SourceAvailable).orElseThrow().message);
-            Thread.sleep(KAFKA_OUTAGE.toMillis() / 2);
+            Thread.sleep(KAFKA_OUTAGE.toMillis() / 2); // the fault's duration, not a synchronization: Kafka stays down a while
         } finally {
             kafka.start();
         }

@@ -2,11 +2,15 @@ package io.oncestream.e2e;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.oncestream.testing.Awaits;
 
 /** A background producer: {@code perTick} order events every {@code tick} until closed. */
 final class Producing implements AutoCloseable {
 
     private final AtomicBoolean running = new AtomicBoolean(true);
+    private final AtomicLong sent = new AtomicLong();
     private final Thread thread;
     private volatile RuntimeException failure;
 
@@ -15,7 +19,8 @@ final class Producing implements AutoCloseable {
             while (running.get()) {
                 try {
                     job.produce(perTick);
-                    Thread.sleep(tick.toMillis());
+                    sent.addAndGet(perTick);
+                    Thread.sleep(tick.toMillis()); // the producer's pace, not a synchronization
                 } catch (InterruptedException e) {
                     return;
                 } catch (RuntimeException e) {
@@ -26,6 +31,18 @@ final class Producing implements AutoCloseable {
         }, "e2e-producer");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /**
+     * Waits until this producer has sent {@code records} more records than when called: a stretch
+     * of the test during which records keep arriving. Fails if producing fails meanwhile.
+     */
+    void awaitSent(int records, String during) {
+        long from = sent.get();
+        Awaits.until(E2ESettings.WAIT, records + " more records produced " + during, () -> {
+            check();
+            return sent.get() >= from + records;
+        });
     }
 
     /** Fails if producing failed (it stopped then); else returns. */

@@ -57,7 +57,7 @@ class RescaleE2E extends E2ETest {
                 }
                 // Kill workers (old ones at the barrier, new ones starting) at random moments of the hand-off.
                 for (int k = 0; k < KILLS_PER_STEP; k++) {
-                    Thread.sleep(random.nextInt(2500));
+                    Thread.sleep(random.nextInt(2500)); // a random moment of the hand-off, not a synchronization
                     String killed = killARunningWorker(job, Math.max(from, to), random);
                     if (killed != null) {
                         kills++;
@@ -107,8 +107,8 @@ class RescaleE2E extends E2ETest {
      * or null if no worker ran in that time.
      */
     private static String killARunningWorker(E2EJob job, int ordinals, Random random) throws InterruptedException {
-        long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (System.nanoTime() < until) {
+        String[] killed = {null};
+        Awaits.within(Duration.ofSeconds(5), Duration.ofMillis(200), () -> {
             List<io.fabric8.kubernetes.api.model.Pod> running = new ArrayList<>();
             for (int i = 0; i < ordinals; i++) {
                 var pod = job.pod(i);
@@ -119,12 +119,13 @@ class RescaleE2E extends E2ETest {
             if (!running.isEmpty()) {
                 var pod = running.get(random.nextInt(running.size()));
                 if (node.killWorker(pod)) {
-                    return pod.getMetadata().getName();
+                    killed[0] = pod.getMetadata().getName();
+                    return true;
                 }
             }
-            Thread.sleep(200);
-        }
-        return null;
+            return false;
+        });
+        return killed[0];
     }
 
     /** The rescale to {@code epoch} completed, every worker of it running and reporting. */

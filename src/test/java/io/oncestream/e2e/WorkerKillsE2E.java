@@ -42,7 +42,7 @@ class WorkerKillsE2E extends E2ETest {
             for (int i = 0; i < POD_DELETES; i++) {
                 int index = random.nextInt(2);
                 String pod = "paid-orders-" + index;
-                Thread.sleep(1000 + random.nextInt(3000));
+                Thread.sleep(1000 + random.nextInt(3000)); // a random moment for the fault, not a synchronization
                 String uid = job.pod(index).getMetadata().getUid();
                 kube.kubectl(null, "delete", "pod", "-n", job.namespace, pod, "--wait=false").orThrow();
                 deletes++;
@@ -57,7 +57,7 @@ class WorkerKillsE2E extends E2ETest {
                 int index = random.nextInt(2);
                 String pod = "paid-orders-" + index;
                 Awaits.until(E2ESettings.WAIT, "the worker of " + pod + " to run", () -> node.workerPid(job.pod(index)).isPresent());
-                Thread.sleep(500 + random.nextInt(3500));
+                Thread.sleep(500 + random.nextInt(3500)); // a random moment for the fault, not a synchronization
                 if (node.killWorker(job.pod(index))) {
                     kills++;
                     System.out.println("[e2e] kill -9 #" + kills + " of the worker in " + pod);

@@ -267,7 +267,7 @@ class CassandraClusterIT {
                         synchronized (orders) {
                             orders.produce(kafka, topic, 60, 0);
                         }
-                        Thread.sleep(400);
+                        Thread.sleep(400); // the producer's pace, not a synchronization
                     }
                 } catch (Throwable e) {
                     failure.set(e);

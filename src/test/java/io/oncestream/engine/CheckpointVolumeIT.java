@@ -301,7 +301,7 @@ class CheckpointVolumeIT {
         Map<TopicPartition, OffsetAndMetadata> groupBefore = groupOffsets(job, group);
         System.out.println("[volume] " + what + ": holding with offsets " + tail(offsets) + ", commits " + tail(commits));
         for (int i = 0; i < 4; i++) {
-            Thread.sleep(3000); // an observation window: the state is what is checked
+            Thread.sleep(3000); // an observation window, not a synchronization: the state must stay as it is
             assertThat(disk.batchIds("offsets")).as(what + ": write-ahead entries").isEqualTo(offsets);
             assertThat(disk.batchIds("commits")).as(what + ": commits").isEqualTo(commits);
             JsonNode p = worker.progress();
@@ -430,7 +430,7 @@ class CheckpointVolumeIT {
                         synchronized (job.orders) {
                             job.orders.produce(kafka, job.topic, 60, 0);
                         }
-                        Thread.sleep(300);
+                        Thread.sleep(300); // the producer's pace, not a synchronization
                     } catch (InterruptedException e) {
                         return;
                     } catch (RuntimeException e) {

@@ -39,7 +39,7 @@ class EngineOutageIT {
                 });
                 List<Long> commitsWhenDown = job.batchIds("commits");
                 long committedWhenDown = worker.progress().path("batchId").asLong();
-                Thread.sleep(30_000); // the outage lasts at least 30 s
+                Thread.sleep(30_000); // the fault's duration, not a synchronization: the outage lasts at least 30 s
                 JsonNode during = worker.progress();
                 assertThat(during.path("state").asText()).isEqualTo("WAITING_FOR_SINK");
                 assertThat(during.path("sinkAvailable").asBoolean()).isFalse();

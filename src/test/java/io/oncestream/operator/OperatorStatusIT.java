@@ -156,7 +156,7 @@ class OperatorStatusIT extends OperatorITBase {
         // bring the job back once the quota is gone.
         long refusedFor = Duration.ofSeconds(35).toNanos() - (System.nanoTime() - applied);
         if (refusedFor > 0) {
-            Thread.sleep(refusedFor / 1_000_000);
+            Thread.sleep(refusedFor / 1_000_000); // the fault's duration, not a synchronization: the quota refuses for 35 s
         }
         admin.resourceQuotas().inNamespace(ns).withName("no-services").delete();
         StreamJobStatus recovered = awaitStatus(ns, "refused", s -> s.phase == Phase.Pending && s.observedGeneration != null);

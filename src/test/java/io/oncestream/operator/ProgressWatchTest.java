@@ -74,9 +74,12 @@ class ProgressWatchTest {
 
         watch.polled(JOB, JOB_ID, expected, List.of(), false, null);
         assertThat(watch.pendingJobs()).as("the reconcile ran").isZero();
-        sleep(300); // a round already under way may still ask once
+        // A round already under way may still ask once: wait until it has ended (a later one asks nothing) and been answered.
+        long rounds = watch.roundsDone();
+        Awaits.until(Duration.ofSeconds(10), "the round under way to end and its polls to be answered",
+                () -> watch.roundsDone() > rounds && watch.jobsInFlight() == 0);
         int after = requests.get();
-        sleep(500);
+        sleep(500); // not a synchronization: ten poll intervals in which nothing may ask
         assertThat(requests.get()).as("no worker with an address: not polled").isEqualTo(after);
         assertThat(watch.watchedJobs()).isZero();
     }

@@ -1,15 +1,16 @@
 package io.oncestream.packaging;
 
+import static io.oncestream.testing.GeneratedManifests.objects;
+import static io.oncestream.testing.GeneratedManifests.only;
+import static io.oncestream.testing.GeneratedManifests.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,7 +19,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 
 import io.oncestream.testing.Command;
 import io.oncestream.testing.KubeCluster;
@@ -199,46 +199,7 @@ class HelmChartIT {
         assertThat(result.stdout().lines().filter(l -> l.endsWith("(server dry run)")).count()).isEqualTo(objects.size());
     }
 
-    static List<JsonNode> objects(String yaml) throws IOException {
-        List<JsonNode> out = new ArrayList<>();
-        try (YAMLParser parser = (YAMLParser) YAML.getFactory().createParser(yaml)) {
-            for (var it = YAML.readValues(parser, JsonNode.class); it.hasNext();) {
-                JsonNode node = it.next();
-                if (node != null && !node.isNull() && !node.isMissingNode() && node.has("kind")) {
-                    out.add(node);
-                }
-            }
-        }
-        return out;
-    }
-
-    private static JsonNode only(List<JsonNode> objects, String kind) {
-        List<JsonNode> matching = objects.stream().filter(o -> o.path("kind").asText().equals(kind)).toList();
-        assertThat(matching).as(kind).hasSize(1);
-        return matching.get(0);
-    }
-
     private static List<String> kinds(List<JsonNode> objects) {
         return objects.stream().map(o -> o.path("kind").asText()).toList();
-    }
-
-    /** The rules of the objects of {@code kind}, as "group resource verb" lines. */
-    private static Set<String> rules(List<JsonNode> objects, String kind) {
-        Set<String> out = new TreeSet<>();
-        for (JsonNode o : objects) {
-            if (!o.path("kind").asText().equals(kind)) {
-                continue;
-            }
-            for (JsonNode rule : o.path("rules")) {
-                for (JsonNode group : rule.path("apiGroups")) {
-                    for (JsonNode resource : rule.path("resources")) {
-                        for (JsonNode verb : rule.path("verbs")) {
-                            out.add(group.asText() + " " + resource.asText() + " " + verb.asText());
-                        }
-                    }
-                }
-            }
-        }
-        return out;
     }
 }

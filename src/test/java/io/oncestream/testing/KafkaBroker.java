@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -81,11 +82,11 @@ public final class KafkaBroker implements AutoCloseable {
                 while (running.get() && broker.isAlive()) {
                     Signals.send("STOP", pid);
                     try {
-                        Thread.sleep(paused.toMillis());
+                        Thread.sleep(paused.toMillis()); // the fault itself: how long the broker stays paused
                     } finally {
                         Signals.send("CONT", pid);
                     }
-                    Thread.sleep(period.minus(paused).toMillis());
+                    Thread.sleep(period.minus(paused).toMillis()); // the fault's rhythm: how long it runs before the next pause
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -225,18 +226,24 @@ public final class KafkaBroker implements AutoCloseable {
     /** The last stable offsets once they have reached the high watermarks: no transaction is open any more. */
     private Map<TopicPartition, Long> stableEnds(KafkaConsumer<?, ?> consumer, String topic, List<TopicPartition> partitions,
             long deadline) {
-        while (true) {
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-            Map<TopicPartition, Long> highWatermarks = highWatermarks(partitions);
-            if (ends.equals(highWatermarks)) {
-                return ends;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("a transaction stayed open on " + topic + " for 60 s: last stable offsets "
-                        + ends + ", high watermarks " + highWatermarks);
-            }
-            sleep(50);
+        AtomicReference<Map<TopicPartition, Long>> ends = new AtomicReference<>();
+        AtomicReference<Map<TopicPartition, Long>> highWatermarks = new AtomicReference<>();
+        boolean stable;
+        try {
+            stable = Awaits.within(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), Duration.ofMillis(50), () -> {
+                ends.set(consumer.endOffsets(partitions));
+                highWatermarks.set(highWatermarks(partitions));
+                return ends.get().equals(highWatermarks.get());
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
+        if (!stable) {
+            throw new IllegalStateException("a transaction stayed open on " + topic + " for 60 s: last stable offsets "
+                    + ends.get() + ", high watermarks " + highWatermarks.get());
+        }
+        return ends.get();
     }
 
     private Map<TopicPartition, Long> highWatermarks(List<TopicPartition> partitions) {
@@ -252,15 +259,6 @@ public final class KafkaBroker implements AutoCloseable {
             throw new IllegalStateException(e);
         } catch (ExecutionException e) {
             throw new IllegalStateException("could not list the high watermarks of " + partitions, e.getCause());
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 

@@ -1,4 +1,4 @@
-package io.oncestream.bench;
+package io.oncestream.bench.engine;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -49,7 +49,7 @@ final class ThreadCpu implements AutoCloseable {
         while (open) {
             sample();
             try {
-                Thread.sleep(100);
+                Thread.sleep(100); // the sampling interval
             } catch (InterruptedException e) {
                 return;
             }

@@ -1,4 +1,4 @@
-package io.oncestream.bench;
+package io.oncestream.bench.operator;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -217,7 +217,7 @@ public final class OperatorBenchmark {
                 say("waiting for %s: %s (%.0f s)", what, progress.get(), seconds(since));
                 last = System.nanoTime();
             }
-            Thread.sleep(500);
+            Thread.sleep(500); // the poll interval of this wait, which reports progress as it goes
         }
         say("%s after %.1f s", what, seconds(since));
     }
@@ -234,7 +234,7 @@ public final class OperatorBenchmark {
         long start = System.nanoTime();
         long last = start;
         while (seconds(Math.max(stableSince, counts.lastChange())) < 15) {
-            Thread.sleep(1000);
+            Thread.sleep(1000); // sampling until nothing has changed for 15 s
             double now = metric(operator, "oncestream_operator_status_patches_total");
             if (now != patches) {
                 patches = now;
@@ -329,7 +329,7 @@ public final class OperatorBenchmark {
         double reconciles = metric(operator, "oncestream_operator_reconciliations_total");
         double cpu = cpuSeconds(operator.pid());
         long start = System.nanoTime();
-        Thread.sleep(rest.toMillis());
+        Thread.sleep(rest.toMillis()); // the measuring window itself
         double elapsed = seconds(start);
         double cpuUsed = cpuSeconds(operator.pid()) - cpu;
         double reconciled = metric(operator, "oncestream_operator_reconciliations_total") - reconciles;
@@ -374,7 +374,7 @@ public final class OperatorBenchmark {
     private static double liveHeapBytes(OperatorProcess operator) throws IOException, InterruptedException {
         Path jcmd = Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jcmd");
         new Command(List.of(jcmd.toString(), String.valueOf(operator.pid()), "GC.run")).run(Duration.ofMinutes(2)).orThrow();
-        Thread.sleep(1000);
+        Thread.sleep(1000); // a fixed second after the collection before the gauge is read, as every recorded figure was measured
         return metric(operator, "jvm_gc_live_data_size_bytes");
     }
 

@@ -54,7 +54,7 @@ class SoakBenchmark extends E2ETest {
         Producing producing = new Producing(job, 50, Duration.ofMillis(250));
         try (NetworkFaults network = new NetworkFaults()) {
             while (System.nanoTime() - start < length.toNanos()) {
-                Thread.sleep(20_000 + random.nextInt(40_000));
+                Thread.sleep(20_000 + random.nextInt(40_000)); // steady input between faults, not a synchronization
                 producing.check();
                 String kind = kinds[random.nextInt(kinds.length)];
                 Duration hold = Duration.ofSeconds(10 + random.nextInt(21));
@@ -113,7 +113,7 @@ class SoakBenchmark extends E2ETest {
                 long pid = node.workerPid(pod).orElseThrow();
                 Signals.send("STOP", pid);
                 try {
-                    Thread.sleep(hold.toMillis());
+                    Thread.sleep(hold.toMillis()); // the fault's duration
                 } finally {
                     if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
                         Signals.send("CONT", pid);
@@ -123,21 +123,21 @@ class SoakBenchmark extends E2ETest {
             case "cut-cassandra", "cut-kafka" -> {
                 network.drop(pod.getStatus().getPodIP(), kind.equals("cut-kafka") ? NetworkFaults.KAFKA : NetworkFaults.CASSANDRA);
                 try {
-                    Thread.sleep(hold.toMillis());
+                    Thread.sleep(hold.toMillis()); // the fault's duration
                 } finally {
                     network.healAll();
                 }
             }
             case "slow-broker" -> {
                 try (AutoCloseable slow = kafka.slow(Duration.ofMillis(500), Duration.ofSeconds(1))) {
-                    Thread.sleep(hold.toMillis());
+                    Thread.sleep(hold.toMillis()); // the fault's duration
                 }
             }
             case "restart-broker" -> kafka.restart();
             case "stop-cassandra" -> {
                 cassandra.stop();
                 try {
-                    Thread.sleep(hold.toMillis());
+                    Thread.sleep(hold.toMillis()); // the fault's duration
                 } finally {
                     cassandra.start();
                 }
@@ -146,7 +146,7 @@ class SoakBenchmark extends E2ETest {
             case "cut-operator" -> {
                 network.drop(operator.pod().getStatus().getPodIP(), NetworkFaults.API_SERVER);
                 try {
-                    Thread.sleep(hold.toMillis());
+                    Thread.sleep(hold.toMillis()); // the fault's duration
                 } finally {
                     network.healAll();
                 }

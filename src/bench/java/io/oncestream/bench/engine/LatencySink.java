@@ -1,4 +1,4 @@
-package io.oncestream.bench;
+package io.oncestream.bench.engine;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package io.oncestream.bench;
+package io.oncestream.bench.operator;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

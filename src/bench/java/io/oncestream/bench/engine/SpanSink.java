@@ -1,4 +1,4 @@
-package io.oncestream.bench;
+package io.oncestream.bench.engine;
 
 import java.util.List;
 import java.util.Map;
