@@ -171,6 +171,12 @@ class AdmissionE2E extends E2ETest {
         assertThat(bundles).as("caBundles published").hasSizeGreaterThanOrEqualTo(3);
         assertThat(operator.pod().getMetadata().getName()).isEqualTo(pod);
         assertThat(operator.restarts()).isEqualTo(restarts);
+        // Each rotation updated the Secret and patched the caBundle with the chart's least-privilege RBAC.
+        var audit = kube.auditLog();
+        assertThat(audit.since(0, r -> r.user().equals(operator.user()) && r.code() == 403)).as("calls the chart's RBAC refused")
+                .isEmpty();
+        assertThat(audit.since(0, r -> r.user().equals(operator.user()) && "patch".equals(r.verb())
+                && r.uri().contains("validatingwebhookconfigurations"))).as("caBundle patches").hasSizeGreaterThanOrEqualTo(2);
     }
 
     @Test
