@@ -154,7 +154,7 @@ class AdmissionBenchmark extends E2ETest {
     /** The operator's review-time histogram, both results summed: bucket bound (ms) → count. */
     private static java.util.TreeMap<Double, Long> operatorBuckets() throws Exception {
         String ip = operator.pod().getStatus().getPodIP();
-        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://" + ip + ":8080/q/metrics")).build(),
+        String body = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(HttpRequest.newBuilder(URI.create("http://" + ip + ":8080/q/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         java.util.TreeMap<Double, Long> buckets = new java.util.TreeMap<>();
         Matcher m = Pattern.compile("^oncestream_operator_admission_review_duration_seconds_bucket\\{(.*)\\} ([0-9.eE+-]+)$",

@@ -221,6 +221,8 @@ class AdmissionE2E extends E2ETest {
             Awaits.until(E2ESettings.WAIT, "no operator pod", () -> kube.admin().pods().inNamespace(operator.namespace())
                     .withLabel("app.kubernetes.io/component", "operator").list().getItems().isEmpty());
         } else {
+            Awaits.until(E2ESettings.WAIT, "an operator pod", () -> kube.admin().pods().inNamespace(operator.namespace())
+                    .withLabel("app.kubernetes.io/component", "operator").list().getItems().size() == 1);
             operator.awaitReady(E2ESettings.WAIT);
         }
     }
