@@ -147,7 +147,9 @@ class InstallE2E {
         } finally {
             // The operator goes; the CRD (and every StreamJob with it) stays.
             kube.kubectl(null, "delete", "-n", "oncestream-system", "deployment/oncestream-operator", "configmap/oncestream-operator",
-                    "service/oncestream-operator-metrics", "--wait=true").orThrow();
+                    "service/oncestream-operator-metrics", "service/oncestream-operator-webhook", "--wait=true").orThrow();
+            // The webhook's registration is cluster-wide: left behind, it would refuse every later apply (failurePolicy Fail).
+            kube.kubectl(null, "delete", "validatingwebhookconfiguration/oncestream-operator-oncestream-system", "--wait=true").orThrow();
             Awaits.until(WAIT, "the operator pod to be gone", () -> kube.admin().pods().inNamespace("oncestream-system")
                     .withLabel("app.kubernetes.io/component", "operator").list().getItems().isEmpty());
         }
