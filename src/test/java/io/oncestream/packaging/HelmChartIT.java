@@ -116,6 +116,8 @@ class HelmChartIT {
         JsonNode pod = objects(kube.helm("template", "x", CHART).orThrow().stdout()).stream()
                 .filter(o -> o.path("kind").asText().equals("Deployment")).findFirst().orElseThrow().at("/spec/template/spec");
         assertThat(pod.at("/securityContext/runAsNonRoot").asBoolean()).isTrue();
+        assertThat(pod.at("/enableServiceLinks").asBoolean(true)).as("no Service variables that Quarkus would read as settings")
+                .isFalse();
         assertThat(pod.at("/securityContext/seccompProfile/type").asText()).isEqualTo("RuntimeDefault");
         JsonNode container = pod.at("/containers/0");
         assertThat(container.at("/securityContext/readOnlyRootFilesystem").asBoolean()).isTrue();

@@ -172,30 +172,39 @@ public final class WebhookCertificates {
         return Objects.equals(written.getData().get(TLS_CRT), encode(Certificates.pem(material.serving().certificate())));
     }
 
-    /** Sets every webhook's caBundle of the configuration to {@code bundlePem}; true if it changed. */
+    /**
+     * Sets every webhook's caBundle of the configuration to {@code bundlePem}; true if it changed.
+     * Another replica may patch it at the same moment (a conflict): read again and retry.
+     */
     private boolean publishCaBundle(String bundlePem) {
         String encoded = encode(bundlePem);
         var resource = client.admissionRegistration().v1().validatingWebhookConfigurations().withName(configurationName);
-        ValidatingWebhookConfiguration configuration = resource.get();
-        if (configuration == null) {
-            LOG.warnf("webhook: no ValidatingWebhookConfiguration %s to publish the CA in (is the webhook registered?)",
-                    configurationName);
-            return false;
-        }
-        boolean current = configuration.getWebhooks().stream()
-                .allMatch(w -> w.getClientConfig() != null && encoded.equals(w.getClientConfig().getCaBundle()));
-        if (current) {
-            return false;
-        }
-        resource.edit(c -> {
-            for (ValidatingWebhook webhook : c.getWebhooks()) {
+        for (int attempt = 1;; attempt++) {
+            ValidatingWebhookConfiguration configuration = resource.get();
+            if (configuration == null) {
+                LOG.warnf("webhook: no ValidatingWebhookConfiguration %s to publish the CA in (is the webhook registered?)",
+                        configurationName);
+                return false;
+            }
+            boolean current = configuration.getWebhooks().stream()
+                    .allMatch(w -> w.getClientConfig() != null && encoded.equals(w.getClientConfig().getCaBundle()));
+            if (current) {
+                return false;
+            }
+            for (ValidatingWebhook webhook : configuration.getWebhooks()) {
                 webhook.getClientConfig().setCaBundle(encoded);
             }
-            return c;
-        });
-        LOG.infof("webhook: published a CA bundle of %d certificates in %s", Certificates.certificates(bundlePem, "bundle").size(),
-                configurationName);
-        return true;
+            try {
+                resource.patch(configuration); // a JSON patch with the resourceVersion read above
+                LOG.infof("webhook: published a CA bundle of %d certificates in %s",
+                        Certificates.certificates(bundlePem, "bundle").size(), configurationName);
+                return true;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 5) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private static Collection<String> names(X509Certificate certificate) {
