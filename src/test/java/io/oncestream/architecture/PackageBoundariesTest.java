@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.CheckpointSeal;
 import io.oncestream.engine.checkpoint.Savepoint;
-import io.oncestream.engine.checkpoint.TopicPartitionKey;
 
 /**
  * The package rules of the design: the engine knows nothing of Kubernetes or Quarkus, its seams
@@ -65,12 +64,11 @@ class PackageBoundariesTest {
     }
 
     @Test
-    void operatorSharesOnlyTheConfigSchemaTheCelCompilerPartitionKeysAndTheHandOffWithTheEngine() {
+    void operatorSharesOnlyTheConfigSchemaTheCelCompilerAndTheHandOffWithTheEngine() {
         noClasses().that().resideInAPackage("io.oncestream.operator..")
                 .should().dependOnClassesThat(resideInAnyPackage("io.oncestream.engine", "io.oncestream.engine.checkpoint..",
                         "io.oncestream.engine.plan..", "io.oncestream.engine.kafka..", "io.oncestream.engine.cassandra..",
                         "io.oncestream.worker..", "org.apache.kafka..", "com.datastax..")
-                        .and(not(equivalentTo(TopicPartitionKey.class)))
                         // the rescale hand-off's documents, which the operator reads from workers and hands back to them
                         .and(not(equivalentTo(Savepoint.class))).and(not(equivalentTo(CheckpointSeal.class)))
                         .and(not(equivalentTo(ChainPoint.class)))

@@ -14,7 +14,7 @@ import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.contract.EngineState;
-import io.oncestream.engine.checkpoint.TopicPartitionKey;
+import io.oncestream.contract.TopicPartitionKey;
 
 /**
  * A StreamJob's status as a pure function of what was observed: the spec check, the worker
