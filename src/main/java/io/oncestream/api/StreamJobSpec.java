@@ -14,13 +14,13 @@ import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 import io.fabric8.generator.annotation.ValidationRule;
 
-import io.oncestream.engine.config.Consistency;
-import io.oncestream.engine.config.DeadLetterMode;
-import io.oncestream.engine.config.RestartMode;
-import io.oncestream.engine.config.JobDefaults;
-import io.oncestream.engine.config.RecordFormat;
-import io.oncestream.engine.config.StartingOffsets;
-import io.oncestream.engine.config.TombstoneMode;
+import io.oncestream.contract.Consistency;
+import io.oncestream.contract.DeadLetterMode;
+import io.oncestream.contract.JobDefaults;
+import io.oncestream.contract.RecordFormat;
+import io.oncestream.contract.RestartMode;
+import io.oncestream.contract.StartingOffsets;
+import io.oncestream.contract.TombstoneMode;
 
 /** What a StreamJob runs. Every field is described for {@code kubectl explain streamjob.spec}. */
 @JsonInclude(JsonInclude.Include.NON_NULL)

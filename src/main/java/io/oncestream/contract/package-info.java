@@ -1,8 +1,12 @@
 /**
  * What the operator and the worker agree on across a process boundary, and nothing else: the
- * states a worker reports in {@code GET /progress} ({@link io.oncestream.contract.EngineState})
- * and the {@code topic-partition} keys that name a partition in progress documents, checkpoints
- * and the job's status ({@link io.oncestream.contract.TopicPartitionKey}). A leaf: it depends on
- * no other Oncestream package, so both sides can use it without reaching into the other.
+ * states a worker reports in {@code GET /progress} ({@link io.oncestream.contract.EngineState});
+ * the {@code topic-partition} keys that name a partition in progress documents, checkpoints and
+ * the job's status ({@link io.oncestream.contract.TopicPartitionKey}); and the vocabulary of a
+ * job's configuration that a StreamJob and the worker's configuration file share: its enums
+ * ({@code RecordFormat}, {@code StartingOffsets}, {@code TombstoneMode}, {@code Consistency},
+ * {@code DeadLetterMode}, {@code RestartMode}) and every default ({@link io.oncestream.contract.JobDefaults}).
+ * A leaf: it depends on no other Oncestream package, so both sides can use it without reaching
+ * into the other.
  */
 package io.oncestream.contract;

@@ -19,6 +19,10 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.oncestream.contract.Consistency;
+import io.oncestream.contract.DeadLetterMode;
+import io.oncestream.contract.JobDefaults;
+
 /**
  * Reads, defaults and checks a worker's {@link JobConfig}. Defaults are applied on the JSON
  * tree (to fields that are missing or null) so that the record the engine sees is complete;

@@ -12,11 +12,11 @@ import java.util.regex.Pattern;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobSpec;
-import io.oncestream.engine.config.DeadLetterMode;
+import io.oncestream.contract.DeadLetterMode;
+import io.oncestream.contract.JobDefaults;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
-import io.oncestream.engine.config.JobDefaults;
 import io.oncestream.engine.transform.RecordTransformer;
 
 /**

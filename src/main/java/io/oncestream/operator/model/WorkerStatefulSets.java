@@ -20,7 +20,7 @@ import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobSpec;
 import io.oncestream.api.VolumeAccessMode;
 import io.oncestream.api.VolumeRetention;
-import io.oncestream.engine.config.JobDefaults;
+import io.oncestream.contract.JobDefaults;
 
 /**
  * The StatefulSet of a job's workers: one pod per worker ({@code parallelism}, or none while

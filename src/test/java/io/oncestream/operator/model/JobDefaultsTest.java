@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
 import io.oncestream.api.StreamJob;
+import io.oncestream.contract.JobDefaults;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
-import io.oncestream.engine.config.JobDefaults;
 import io.oncestream.testing.LocalService;
 
 /**

@@ -1,11 +1,11 @@
-package io.oncestream.engine.config;
+package io.oncestream.contract;
 
 /**
  * Every default of a job, in one place: the worker fills them into its configuration
- * ({@link JobConfigs}), the operator maps an undefaulted StreamJob with them, and the CRD's
- * {@code default:}s are these constants (a test checks the generated CRD against them). Text
- * forms are what a StreamJob or a configuration file says; they are compile-time constants so
- * that the CRD annotations can name them.
+ * ({@code engine.config.JobConfigs}), the operator maps an undefaulted StreamJob with them, and
+ * the CRD's {@code default:}s are these constants (a test checks the generated CRD against
+ * them). Text forms are what a StreamJob or a configuration file says; they are compile-time
+ * constants so that the CRD annotations can name them.
  */
 public final class JobDefaults {
 
