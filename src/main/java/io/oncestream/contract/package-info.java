@@ -5,7 +5,9 @@
  * the job's status ({@link io.oncestream.contract.TopicPartitionKey}); and the vocabulary of a
  * job's configuration that a StreamJob and the worker's configuration file share: its enums
  * ({@code RecordFormat}, {@code StartingOffsets}, {@code TombstoneMode}, {@code Consistency},
- * {@code DeadLetterMode}, {@code RestartMode}) and every default ({@link io.oncestream.contract.JobDefaults}).
+ * {@code DeadLetterMode}, {@code RestartMode}), every default ({@link io.oncestream.contract.JobDefaults}),
+ * the shapes both check ({@link io.oncestream.contract.ValidationPatterns}) and the reading of a
+ * duration ({@link io.oncestream.contract.Durations}).
  * A leaf: it depends on no other Oncestream package, so both sides can use it without reaching
  * into the other.
  */

@@ -6,13 +6,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobSpec;
 import io.oncestream.contract.DeadLetterMode;
+import io.oncestream.contract.Durations;
 import io.oncestream.contract.JobDefaults;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
@@ -26,8 +25,6 @@ import io.oncestream.engine.transform.RecordTransformer;
  * same. Credentials never enter it: they reach the workers through Secrets.
  */
 public final class WorkerJobConfigs {
-
-    private static final Pattern DURATION_PART = Pattern.compile("([0-9]+)(ms|s|m|h)");
 
     /**
      * Filters and columns already compiled, with the error they gave (null if none): jobs made
@@ -74,7 +71,8 @@ public final class WorkerJobConfigs {
                 new JobConfig.DeadLetter(deadLetter == null ? null : deadLetter.mode,
                         deadLetter != null && deadLetter.mode == DeadLetterMode.TABLE ? deadLetter.table : null,
                         JobDefaults.DEAD_LETTER_MAX_VALUE_BYTES),
-                new JobConfig.Trigger(millis(trigger == null ? null : trigger.interval),
+                new JobConfig.Trigger(millis(trigger == null ? null : trigger.interval, JobDefaults.TRIGGER_INTERVAL,
+                        "spec.trigger.interval"),
                         availableNow(spec)),
                 new JobConfig.Checkpoint(orDefault(spec.checkpoint == null ? null : spec.checkpoint.retainBatches,
                         JobDefaults.RETAIN_BATCHES)),
@@ -117,36 +115,13 @@ public final class WorkerJobConfigs {
         return part == null ? key.append("-|") : key.append(part.length()).append(':').append(part).append('|');
     }
 
-    /** {@code 1m30s} in milliseconds; null is the default interval. */
-    static long millis(String duration) {
-        return millis(duration, JobDefaults.TRIGGER_INTERVAL, "spec.trigger.interval");
-    }
-
     /** {@code 1m30s} in milliseconds; null is {@code defaultDuration}; an error names {@code field}. */
     private static long millis(String duration, String defaultDuration, String field) {
-        if (duration == null) {
-            return millis(defaultDuration, defaultDuration, field);
+        String text = duration == null ? defaultDuration : duration;
+        if (!Durations.isDuration(text)) {
+            throw new InvalidConfigException(field, Durations.notADuration(text));
         }
-        Matcher m = DURATION_PART.matcher(duration);
-        long total = 0;
-        int end = 0;
-        while (m.find()) {
-            if (m.start() != end) {
-                break;
-            }
-            long n = Long.parseLong(m.group(1));
-            total += switch (m.group(2)) {
-                case "ms" -> n;
-                case "s" -> n * 1000;
-                case "m" -> n * 60_000;
-                default -> n * 3_600_000;
-            };
-            end = m.end();
-        }
-        if (end != duration.length() || end == 0) {
-            throw new InvalidConfigException(field, "'" + duration + "' is not a duration like 500ms, 1s, 1m");
-        }
-        return total;
+        return Durations.millis(text);
     }
 
     /** The spec field a worker-config field comes from. */
