@@ -1,11 +1,11 @@
 package io.oncestream.contract;
 
 /**
- * Every default of a job, in one place: the worker fills them into its configuration
- * ({@code engine.config.JobConfigs}), the operator maps an undefaulted StreamJob with them, and
- * the CRD's {@code default:}s are these constants (a test checks the generated CRD against
- * them). Text forms are what a StreamJob or a configuration file says; they are compile-time
- * constants so that the CRD annotations can name them.
+ * Every default of a job, in one place: the worker's parser ({@code engine.config.JobConfigs})
+ * fills them into its configuration, also for the operator, whose mapping of a StreamJob leaves
+ * out what the spec leaves out; and the CRD's {@code default:}s are these constants (a test checks
+ * the generated CRD against them). Text forms are what a StreamJob or a configuration file says;
+ * they are compile-time constants so that the CRD annotations can name them.
  */
 public final class JobDefaults {
 

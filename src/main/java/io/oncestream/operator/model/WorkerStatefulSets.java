@@ -191,7 +191,7 @@ public final class WorkerStatefulSets {
             env.add(new EnvVarBuilder().withName("ONCESTREAM_JOB_UID").withValue(jobUid).build());
         }
         String jvmOptions = spec.worker == null ? null : spec.worker.jvmOptions; // the CRD's pattern: options, no edge spaces
-        String defaults = WorkerJobConfigs.availableNow(spec) ? AVAILABLE_NOW_JVM_OPTIONS : DEFAULT_JVM_OPTIONS;
+        String defaults = availableNow(spec) ? AVAILABLE_NOW_JVM_OPTIONS : DEFAULT_JVM_OPTIONS;
         env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS")
                 .withValue(jvmOptions == null ? defaults : defaults + " " + jvmOptions).build());
         if (spec.source.kafka.secretRef != null) {
@@ -212,5 +212,10 @@ public final class WorkerStatefulSets {
                 .withNewHttpGet().withPath(path).withNewPort("http").endHttpGet()
                 .withPeriodSeconds(5).withTimeoutSeconds(2).withFailureThreshold(failureThreshold)
                 .build();
+    }
+
+    /** Whether the job drains what its topics hold and completes: its {@code trigger.availableNow}, or the default. */
+    private static boolean availableNow(StreamJobSpec spec) {
+        return spec.trigger != null && spec.trigger.availableNow != null ? spec.trigger.availableNow : JobDefaults.AVAILABLE_NOW;
     }
 }
