@@ -2,8 +2,8 @@ package io.oncestream.engine;
 
 import java.util.Map;
 
+import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.contract.EngineState;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
 
 /**
  * A worker's progress, served as JSON at {@code GET /progress} (in the spirit of Spark's

@@ -4,8 +4,8 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.contract.EngineState;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.plan.KafkaOffsets;
 
@@ -79,7 +79,7 @@ public final class ProgressTracker {
     }
 
     /** The checkpoint's counts since the job started: the worker's totals go on from them. */
-    synchronized void totals(io.oncestream.engine.checkpoint.RecordTotals recovered) {
+    synchronized void totals(io.oncestream.contract.RecordTotals recovered) {
         read = recovered.read();
         filteredOut = recovered.filteredOut();
         written = recovered.written();

@@ -11,8 +11,6 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-import io.oncestream.engine.checkpoint.ChainPoint;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
 import io.oncestream.engine.checkpoint.Savepoint;
 
 /**
@@ -64,14 +62,13 @@ class PackageBoundariesTest {
     }
 
     @Test
-    void operatorSharesOnlyTheConfigSchemaTheCelCompilerAndTheHandOffWithTheEngine() {
+    void operatorSharesOnlyTheConfigSchemaTheCelCompilerAndTheSavepointWithTheEngine() {
         noClasses().that().resideInAPackage("io.oncestream.operator..")
                 .should().dependOnClassesThat(resideInAnyPackage("io.oncestream.engine", "io.oncestream.engine.checkpoint..",
                         "io.oncestream.engine.plan..", "io.oncestream.engine.kafka..", "io.oncestream.engine.cassandra..",
                         "io.oncestream.worker..", "org.apache.kafka..", "com.datastax..")
-                        // the rescale hand-off's documents, which the operator reads from workers and hands back to them
-                        .and(not(equivalentTo(Savepoint.class))).and(not(equivalentTo(CheckpointSeal.class)))
-                        .and(not(equivalentTo(ChainPoint.class)))
+                        // the rescale's savepoint, which the operator makes from the workers' seals and hands to the new workers
+                        .and(not(equivalentTo(Savepoint.class)))
                         // the lag a job's probe reads (OperatorLag, below)
                         .and(not(equivalentTo(io.oncestream.engine.kafka.LagProbe.class)))
                         .and(not(equivalentTo(io.oncestream.engine.SourceLag.class)))

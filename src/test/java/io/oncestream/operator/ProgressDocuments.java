@@ -6,10 +6,10 @@ import java.util.TreeMap;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.oncestream.contract.ChainPoint;
+import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.contract.EngineState;
 import io.oncestream.engine.Progress;
-import io.oncestream.engine.checkpoint.ChainPoint;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
 import io.oncestream.operator.status.WorkerProgress;
 
 /** {@code GET /progress} documents exactly as a worker serves them: the engine's own Progress record, serialised. */

@@ -14,11 +14,11 @@ import java.util.TreeMap;
 
 import org.junit.jupiter.api.Test;
 
+import io.oncestream.contract.ChainPoint;
+import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.contract.EngineState;
+import io.oncestream.contract.RecordTotals;
 import io.oncestream.engine.Progress;
-import io.oncestream.engine.checkpoint.ChainPoint;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
-import io.oncestream.engine.checkpoint.RecordTotals;
 import io.oncestream.testing.LocalService;
 
 /**

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.oncestream.contract.ChainPoint;
 import io.oncestream.contract.TopicPartitionKey;
-import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.engine.plan.Seed;
 

@@ -4,11 +4,12 @@ import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 
-import io.oncestream.contract.EngineState;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.oncestream.contract.CheckpointSeal;
+import io.oncestream.contract.EngineState;
 
 /**
  * What the operator reads of a worker's {@code GET /progress} (documented in docs/worker.md).

@@ -8,11 +8,11 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import io.oncestream.contract.ChainPoint;
 import io.oncestream.contract.StartingOffsets;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchLog;
 import io.oncestream.engine.checkpoint.BatchOffsets;
-import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.PartitionRange;
 
 /** The recovery table of {@link BatchPlanner}, row by row, and the rules of a new batch. */
