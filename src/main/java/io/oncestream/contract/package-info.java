@@ -1,7 +1,9 @@
 /**
  * What the operator and the worker agree on across a process boundary, and nothing else:
  * <ul>
- * <li>the states a worker reports in {@code GET /progress} ({@link io.oncestream.contract.EngineState});
+ * <li>the document of {@code GET /progress}, which the worker writes and the operator reads
+ *     ({@link io.oncestream.contract.Progress}), and the states it reports in it
+ *     ({@link io.oncestream.contract.EngineState});
  * <li>the {@code topic-partition} keys that name a partition in progress documents, checkpoints
  *     and the job's status ({@link io.oncestream.contract.TopicPartitionKey});
  * <li>the vocabulary of a job's configuration that a StreamJob and the worker's configuration

@@ -6,6 +6,7 @@ import java.util.TreeMap;
 
 import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.contract.EngineState;
+import io.oncestream.contract.Progress;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.plan.KafkaOffsets;
 
@@ -219,7 +220,7 @@ public final class ProgressTracker {
                 writtenRate.perSecond(nowMs, written), lag == null ? null : incomingRate.perSecond(nowMs, endOffsets));
         boolean source = sourceAvailable && lagError == null;
         String error = lagError != null && state != EngineState.FAILED ? lagError : lastError;
-        return new Progress(jobId, workerIndex, parallelism, state, batchId, runningBatchId, partitions,
+        return new Progress(jobId, workerIndex, parallelism, state.name(), batchId, runningBatchId, partitions,
                 new Progress.Totals(read, filteredOut, written, deadLettered, lostRecords, batches), lastBatch,
                 sinkAvailable, source, error, now.toString(), epoch, seal, lagReport, rates);
     }

@@ -15,7 +15,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
-import io.oncestream.engine.Progress;
+import io.oncestream.contract.Progress;
 import io.oncestream.engine.ProgressTracker;
 
 /**

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import io.oncestream.contract.ChainPoint;
 import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.contract.EngineState;
+import io.oncestream.contract.Progress;
 import io.oncestream.contract.RecordTotals;
-import io.oncestream.engine.Progress;
 import io.oncestream.testing.LocalService;
 
 /**
@@ -40,7 +40,7 @@ class ProgressDocumentFormatTest {
         lag.put("orders-1", new Progress.PartitionLag(300, 300, 0, null, 0, false));
         CheckpointSeal seal = new CheckpointSeal(2, 12, Map.of("orders-0", new ChainPoint(500, 1764700000123456L)),
                 1764700001500L, new RecordTotals(1000, 100, 850, 50));
-        return new Progress("shop/paid-orders", 1, 3, EngineState.AT_BARRIER, 12, 13L, partitions,
+        return new Progress("shop/paid-orders", 1, 3, EngineState.AT_BARRIER.name(), 12, 13L, partitions,
                 new Progress.Totals(1000, 100, 850, 50, 7, 13),
                 new Progress.BatchFigures(12, true, 100, 10, 85, 5, new java.util.LinkedHashMap<>(Map.of("total", 100L)), 1000.0, 850.5),
                 false, true, "Cassandra: no node was available", "2026-12-02T10:00:00Z", 1, seal,
