@@ -1,6 +1,7 @@
 /**
  * What the operator and the worker agree on across a process boundary, and nothing else:
  * <ul>
+ * <li>where a worker answers: its port and paths ({@link io.oncestream.contract.WorkerEndpoints});
  * <li>the document of {@code GET /progress}, which the worker writes and the operator reads
  *     ({@link io.oncestream.contract.Progress}), and the states it reports in it
  *     ({@link io.oncestream.contract.EngineState});
