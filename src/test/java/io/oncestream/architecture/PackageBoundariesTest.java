@@ -3,6 +3,7 @@ package io.oncestream.architecture;
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.equivalentTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -38,6 +39,18 @@ class PackageBoundariesTest {
         noClasses().that().resideInAPackage("io.oncestream.contract..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.oncestream.engine..", "io.oncestream.worker..",
                         "io.oncestream.operator..", "io.oncestream.api..", "io.fabric8..", "io.quarkus..", "io.javaoperatorsdk..")
+                .check(MAIN);
+    }
+
+    /**
+     * The contract is data and the rules that read it: the JDK and Jackson's annotations and
+     * mapper, nothing that opens a connection or touches a file, so either side can hold it.
+     */
+    @Test
+    void theContractUsesOnlyTheJdkAndJackson() {
+        classes().that().resideInAPackage("io.oncestream.contract..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java.lang..", "java.util..", "java.time..",
+                        "com.fasterxml.jackson..", "io.oncestream.contract..")
                 .check(MAIN);
     }
 
