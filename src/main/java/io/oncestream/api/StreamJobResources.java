@@ -3,6 +3,8 @@ package io.oncestream.api;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.oncestream.contract.WorkerEndpoints;
+
 /**
  * Names and labels of the objects the operator makes for a StreamJob. They are API: users,
  * dashboards and the e2e harness rely on them, so they are defined here and nowhere else.
@@ -23,7 +25,7 @@ public final class StreamJobResources {
     public static final String NAME_PATTERN = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
 
     /** Port of the worker's HTTP endpoints. */
-    public static final int WORKER_HTTP_PORT = 8080;
+    public static final int WORKER_HTTP_PORT = WorkerEndpoints.PORT;
     /** Key of the worker configuration in the job's ConfigMap. */
     public static final String CONFIG_KEY = "job.json";
     /** Pod annotation carrying the hash of the worker configuration; a change rolls the workers. */

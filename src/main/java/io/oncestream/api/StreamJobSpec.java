@@ -14,13 +14,14 @@ import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 import io.fabric8.generator.annotation.ValidationRule;
 
-import io.oncestream.engine.config.Consistency;
-import io.oncestream.engine.config.DeadLetterMode;
-import io.oncestream.engine.config.RestartMode;
-import io.oncestream.engine.config.JobDefaults;
-import io.oncestream.engine.config.RecordFormat;
-import io.oncestream.engine.config.StartingOffsets;
-import io.oncestream.engine.config.TombstoneMode;
+import io.oncestream.contract.Consistency;
+import io.oncestream.contract.DeadLetterMode;
+import io.oncestream.contract.JobDefaults;
+import io.oncestream.contract.RecordFormat;
+import io.oncestream.contract.RestartMode;
+import io.oncestream.contract.StartingOffsets;
+import io.oncestream.contract.TombstoneMode;
+import io.oncestream.contract.ValidationPatterns;
 
 /** What a StreamJob runs. Every field is described for {@code kubectl explain streamjob.spec}. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -147,14 +148,14 @@ public class StreamJobSpec {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class KafkaSource {
         @Required
-        @Pattern("^[^,\\s]+:[0-9]{1,5}(,[^,\\s]+:[0-9]{1,5})*$")
+        @Pattern(ValidationPatterns.HOST_PORT_LIST)
         @JsonPropertyDescription("Comma-separated host:port list of Kafka brokers.")
         public String bootstrapServers;
 
         @Required
         @io.fabric8.generator.annotation.Size(min = 1, max = 100)
         @JsonPropertyDescription("Topics to read: Kafka topic names (letters, digits, '.', '_', '-').")
-        public java.util.List<@Pattern("^[a-zA-Z0-9._-]{1,249}$") String> topics;
+        public java.util.List<@Pattern(ValidationPatterns.TOPIC_NAME) String> topics;
 
         @Default(JobDefaults.STARTING_OFFSETS)
         @JsonPropertyDescription("Where a job without a checkpoint starts: earliest or latest. New partitions always start "
@@ -193,19 +194,19 @@ public class StreamJobSpec {
         @Required
         @io.fabric8.generator.annotation.Size(min = 1, max = 100)
         @JsonPropertyDescription("host:port of Cassandra nodes to connect to first.")
-        public java.util.List<@Pattern("^[^:\\s]+:[0-9]{1,5}$") String> contactPoints;
+        public java.util.List<@Pattern(ValidationPatterns.HOST_PORT) String> contactPoints;
 
         @Required
         @JsonPropertyDescription("The driver's local datacenter.")
         public String localDatacenter;
 
         @Required
-        @Pattern("^[a-zA-Z][a-zA-Z0-9_]{0,47}$")
+        @Pattern(ValidationPatterns.CQL_IDENTIFIER)
         @JsonPropertyDescription("Keyspace of the table.")
         public String keyspace;
 
         @Required
-        @Pattern("^[a-zA-Z][a-zA-Z0-9_]{0,47}$")
+        @Pattern(ValidationPatterns.CQL_IDENTIFIER)
         @JsonPropertyDescription("Table to upsert into. It must exist; counter tables are refused.")
         public String table;
 
@@ -233,7 +234,7 @@ public class StreamJobSpec {
                 + "the dead-letter table, keyed by (topic, partition, offset).")
         public DeadLetterMode mode;
 
-        @Pattern("^[a-zA-Z][a-zA-Z0-9_]{0,47}$")
+        @Pattern(ValidationPatterns.CQL_IDENTIFIER)
         @JsonPropertyDescription("Dead-letter table in the sink's keyspace; created if missing.")
         public String table;
     }
@@ -242,7 +243,7 @@ public class StreamJobSpec {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Trigger {
         @Default(JobDefaults.TRIGGER_INTERVAL)
-        @Pattern("^([0-9]+(ms|s|m|h))+$")
+        @Pattern(ValidationPatterns.DURATION)
         @JsonPropertyDescription("Time between batch starts, e.g. 500ms, 1s, 1m.")
         public String interval;
 
@@ -261,7 +262,7 @@ public class StreamJobSpec {
         public RestartMode onFailure;
 
         @Default(JobDefaults.RESTART_MAX_BACKOFF)
-        @Pattern("^([0-9]+(ms|s|m|h))+$")
+        @Pattern(ValidationPatterns.DURATION)
         @JsonPropertyDescription("The longest pause between two starts with onFailure Backoff, e.g. 5m (1s to 24h).")
         public String maxBackoff;
     }

@@ -3,7 +3,7 @@ package io.oncestream.contract;
 /**
  * What a worker's engine is doing, as reported in {@code /progress}. The {@code WAITING_FOR_*}
  * states and {@code RETRYING} are transient failures the worker waits out by itself (see
- * {@link FailureKind}); {@code FAILED} is a permanent one.
+ * {@code engine.FailureKind}); {@code FAILED} is a permanent one.
  */
 public enum EngineState {
     STARTING, PLANNING, READING, WRITING, COMMITTING, IDLE, WAITING_FOR_SINK, WAITING_FOR_SOURCE,
@@ -19,6 +19,21 @@ public enum EngineState {
      */
     AT_BARRIER,
     COMPLETED, STOPPED, FAILED;
+
+    /**
+     * A state as a worker reported it, if this build knows it; null for a state a newer worker
+     * added (or none), which is shown as reported and counts as no known state.
+     */
+    public static EngineState ofReported(String state) {
+        if (state == null) {
+            return null;
+        }
+        try {
+            return valueOf(state);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
 
     /** Whether a worker in this state is doing its work (what its readiness probe says). */
     public boolean working() {

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import io.oncestream.contract.Progress;
 import io.oncestream.engine.checkpoint.Checkpoint;
 
 /**

@@ -7,13 +7,13 @@ import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import io.oncestream.contract.CheckpointSeal;
+import io.oncestream.contract.RecordTotals;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchLog;
 import io.oncestream.engine.checkpoint.BatchOffsets;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointException;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
-import io.oncestream.engine.checkpoint.RecordTotals;
 import io.oncestream.engine.plan.Seed;
 
 /**
@@ -73,7 +73,7 @@ final class BarrierSeal {
             long id = last.get().batchId();
             BatchOffsets offsets = checkpoint.offsets().get(id).orElseThrow(() -> new CheckpointException(
                     checkpoint.offsets().directory().resolve(Long.toString(id)), "missing, but batch " + id + " is committed"));
-            seal = CheckpointSeal.of(next, id, offsets, last.get().value(), clockMs.getAsLong());
+            seal = last.get().value().seal(next, id, offsets, clockMs.getAsLong());
         }
         checkpoint.seal(seal);
         progress.sealed(seal);

@@ -1,6 +1,6 @@
 package io.oncestream.engine;
 
-import io.oncestream.engine.checkpoint.RecordTotals;
+import io.oncestream.contract.RecordTotals;
 
 /** What became of one batch's records, counted while it runs: read, filtered out, dead-lettered, written. */
 final class BatchCounts {

@@ -8,15 +8,15 @@ import java.util.TreeMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import io.oncestream.contract.ChainPoint;
 import io.oncestream.contract.EngineState;
+import io.oncestream.contract.RecordTotals;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchLog;
 import io.oncestream.engine.checkpoint.BatchOffsets;
-import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointException;
 import io.oncestream.engine.checkpoint.CheckpointUnavailableException;
-import io.oncestream.engine.checkpoint.RecordTotals;
 import io.oncestream.engine.checkpoint.RecoveredChain;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.plan.BatchPlanner;
@@ -194,7 +194,7 @@ final class BatchProtocol {
         totals = after;
         controls.hooks().reached(ProtocolStep.AFTER_COMMIT_LOG, batch.id());
         try {
-            source.commitGroupOffsets(ChainPoint.afterBatch(batch.offsets(), chain));
+            source.commitGroupOffsets(batch.offsets().chainAfter(chain));
         } catch (SourceException e) {
             // The commit log is the truth: the group is for lag tools, and a lost volume's last
             // resort. The next batch commits again.
@@ -253,7 +253,7 @@ final class BatchProtocol {
         Optional<BatchOffsets> offsets = last.flatMap(c -> checkpoint.offsets().get(c.batchId()));
         if (offsets.isPresent()) {
             try {
-                source.commitGroupOffsets(ChainPoint.afterBatch(offsets.get(), last.get().value().lastTimestamps()));
+                source.commitGroupOffsets(offsets.get().chainAfter(last.get().value().lastTimestamps()));
             } catch (SourceException e) {
                 LOG.log(Level.WARNING, "cannot bring the consumer group up to the last commit yet (tried again with the next batch;"
                         + " only lag tools read the group): " + e.getMessage());

@@ -2,7 +2,7 @@ package io.oncestream.engine;
 
 import java.util.function.IntSupplier;
 
-import io.oncestream.engine.checkpoint.RecordTotals;
+import io.oncestream.contract.RecordTotals;
 import io.oncestream.engine.plan.Seed;
 
 /**

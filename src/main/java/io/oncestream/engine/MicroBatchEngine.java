@@ -8,12 +8,12 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 import io.oncestream.contract.EngineState;
+import io.oncestream.contract.RecordTotals;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchLog;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointContents;
 import io.oncestream.engine.checkpoint.CheckpointUnavailableException;
-import io.oncestream.engine.checkpoint.RecordTotals;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.plan.KafkaOffsets;
 
@@ -81,7 +81,7 @@ public final class MicroBatchEngine {
         for (long id : checkpoint.commits().batchIds()) {
             Optional<BatchCommit> c = checkpoint.commits().get(id);
             if (c.isPresent()) {
-                sum = sum.plus(RecordTotals.of(c.get()));
+                sum = sum.plus(c.get().counts());
             }
         }
         return sum;

@@ -4,8 +4,9 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.contract.EngineState;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
+import io.oncestream.contract.Progress;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.plan.KafkaOffsets;
 
@@ -79,7 +80,7 @@ public final class ProgressTracker {
     }
 
     /** The checkpoint's counts since the job started: the worker's totals go on from them. */
-    synchronized void totals(io.oncestream.engine.checkpoint.RecordTotals recovered) {
+    synchronized void totals(io.oncestream.contract.RecordTotals recovered) {
         read = recovered.read();
         filteredOut = recovered.filteredOut();
         written = recovered.written();
@@ -219,7 +220,7 @@ public final class ProgressTracker {
                 writtenRate.perSecond(nowMs, written), lag == null ? null : incomingRate.perSecond(nowMs, endOffsets));
         boolean source = sourceAvailable && lagError == null;
         String error = lagError != null && state != EngineState.FAILED ? lagError : lastError;
-        return new Progress(jobId, workerIndex, parallelism, state, batchId, runningBatchId, partitions,
+        return new Progress(jobId, workerIndex, parallelism, state.name(), batchId, runningBatchId, partitions,
                 new Progress.Totals(read, filteredOut, written, deadLettered, lostRecords, batches), lastBatch,
                 sinkAvailable, source, error, now.toString(), epoch, seal, lagReport, rates);
     }

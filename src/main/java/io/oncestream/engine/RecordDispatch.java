@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-import io.oncestream.engine.config.DeadLetterMode;
+import io.oncestream.contract.DeadLetterMode;
+import io.oncestream.contract.TombstoneMode;
 import io.oncestream.engine.config.JobConfig;
-import io.oncestream.engine.config.TombstoneMode;
 import io.oncestream.engine.transform.RecordTransformer;
 import io.oncestream.engine.transform.SourceRecord;
 import io.oncestream.engine.transform.TransformResult;

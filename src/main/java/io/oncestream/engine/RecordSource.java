@@ -3,7 +3,7 @@ package io.oncestream.engine;
 import java.util.Map;
 import java.util.function.Consumer;
 
-import io.oncestream.engine.checkpoint.ChainPoint;
+import io.oncestream.contract.ChainPoint;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.plan.KafkaOffsets;
 import io.oncestream.engine.transform.SourceRecord;

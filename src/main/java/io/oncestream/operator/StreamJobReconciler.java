@@ -34,13 +34,13 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 
-import io.oncestream.contract.EngineState;
 import io.oncestream.api.ConditionReason;
 import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
+import io.oncestream.contract.CheckpointSeal;
+import io.oncestream.contract.EngineState;
 import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;

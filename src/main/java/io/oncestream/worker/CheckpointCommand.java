@@ -14,13 +14,13 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
+import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchOffsets;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointContents;
 import io.oncestream.engine.checkpoint.CheckpointEpochs;
 import io.oncestream.engine.checkpoint.CheckpointException;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.checkpoint.RecoveredChain;
 import io.oncestream.engine.checkpoint.Savepoint;

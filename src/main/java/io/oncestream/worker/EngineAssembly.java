@@ -13,6 +13,7 @@ import java.util.logging.Logger;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 
+import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.contract.EngineState;
 import io.oncestream.engine.Controls;
 import io.oncestream.engine.MicroBatchEngine;
@@ -25,7 +26,6 @@ import io.oncestream.engine.cassandra.CassandraSink;
 import io.oncestream.engine.Epoch;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointEpochs;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
 import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
 import io.oncestream.engine.checkpoint.DurableFiles;

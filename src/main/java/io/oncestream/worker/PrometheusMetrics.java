@@ -3,8 +3,8 @@ package io.oncestream.worker;
 import java.util.Map;
 
 import io.oncestream.contract.EngineState;
+import io.oncestream.contract.Progress;
 import io.oncestream.engine.Histogram;
-import io.oncestream.engine.Progress;
 import io.oncestream.engine.ProgressTracker;
 
 /**
@@ -47,7 +47,7 @@ final class PrometheusMetrics {
         out.append("# HELP oncestream_state Current engine state (1 for the current one).\n# TYPE oncestream_state gauge\n");
         for (EngineState s : EngineState.values()) {
             out.append("oncestream_state{").append(labels).append(",state=\"").append(s).append("\"} ")
-                    .append(s == p.state() ? 1 : 0).append('\n');
+                    .append(s == p.engineState() ? 1 : 0).append('\n');
         }
         out.append("# HELP oncestream_partition_lag_records Records in Kafka not committed yet, per partition the worker owns."
                 + "\n# TYPE oncestream_partition_lag_records gauge\n");

@@ -15,7 +15,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
-import io.oncestream.engine.Progress;
+import io.oncestream.contract.Progress;
+import io.oncestream.contract.WorkerEndpoints;
 import io.oncestream.engine.ProgressTracker;
 
 /**
@@ -42,15 +43,15 @@ final class WorkerHttpServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         }));
-        server.createContext("/progress", ex -> respond(ex, 200, "application/json", JSON.writeValueAsString(progress.get())));
-        server.createContext("/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4",
+        server.createContext(WorkerEndpoints.PROGRESS, ex -> respond(ex, 200, "application/json", JSON.writeValueAsString(progress.get())));
+        server.createContext(WorkerEndpoints.METRICS, ex -> respond(ex, 200, "text/plain; version=0.0.4",
                 PrometheusMetrics.render(progress.get(), timings.get())));
-        server.createContext("/healthz/live", ex -> respond(ex, 200, "text/plain", "ok\n"));
-        server.createContext("/healthz/ready", ex -> {
+        server.createContext(WorkerEndpoints.LIVE, ex -> respond(ex, 200, "text/plain", "ok\n"));
+        server.createContext(WorkerEndpoints.READY, ex -> {
             boolean ok = ready.getAsBoolean();
             respond(ex, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "not ready: " + progress.get().state() + "\n");
         });
-        server.createContext("/barrier", ex -> {
+        server.createContext(WorkerEndpoints.BARRIER, ex -> {
             try (ex) {
                 if (!"POST".equals(ex.getRequestMethod())) {
                     ex.sendResponseHeaders(405, -1);
@@ -58,17 +59,18 @@ final class WorkerHttpServer implements AutoCloseable {
                 }
                 String query = ex.getRequestURI().getQuery();
                 BarrierAnswer answer;
-                if (query == null || !query.matches("epoch=[1-9][0-9]{0,8}")) {
+                if (query == null || !query.matches(WorkerEndpoints.EPOCH + "=[1-9][0-9]{0,8}")) {
                     answer = new BarrierAnswer(400, "POST /barrier?epoch=N, with N the epoch the barrier ends this one for");
                 } else {
-                    answer = barrier.apply(Integer.parseInt(query.substring("epoch=".length())));
+                    answer = barrier.apply(Integer.parseInt(query.substring(WorkerEndpoints.EPOCH.length() + 1)));
                 }
                 send(ex, answer.status(), "application/json", JSON.writeValueAsString(Map.of("message", answer.message())));
             }
         });
         server.createContext("/", ex -> respond(ex, 404, "application/json",
                 JSON.writeValueAsString(Map.of("error", "not found", "endpoints",
-                        new String[] {"/progress", "/metrics", "/healthz/live", "/healthz/ready", "POST /barrier?epoch=N"}))));
+                        new String[] {WorkerEndpoints.PROGRESS, WorkerEndpoints.METRICS, WorkerEndpoints.LIVE, WorkerEndpoints.READY,
+                                "POST " + WorkerEndpoints.BARRIER + "?" + WorkerEndpoints.EPOCH + "=N"}))));
         server.start();
     }
 

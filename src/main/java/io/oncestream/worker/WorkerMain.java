@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.oncestream.contract.EngineState;
+import io.oncestream.contract.RestartMode;
 import io.oncestream.engine.FailureKind;
 import io.oncestream.engine.MicroBatchEngine;
 import io.oncestream.engine.ProgressTracker;
@@ -15,7 +16,6 @@ import io.oncestream.engine.StopRequestedException;
 import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
-import io.oncestream.engine.config.RestartMode;
 import io.oncestream.engine.failure.OncestreamException;
 
 /**

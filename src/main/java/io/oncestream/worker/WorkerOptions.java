@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
+import io.oncestream.contract.WorkerEndpoints;
+
 /**
  * The worker's command line:
  * {@code worker --config FILE --checkpoint DIR [--worker-index N] [--http-host H] [--http-port P] [--when-done exit|wait]}.
@@ -37,7 +39,7 @@ record WorkerOptions(Path config, Path checkpoint, int workerIndex, String httpH
         Path checkpoint = null;
         Integer index = null;
         String host = "0.0.0.0";
-        int port = 8080;
+        int port = WorkerEndpoints.PORT;
         boolean waitWhenDone = false;
         Duration lockWait = EngineAssembly.Options.DEFAULT_LOCK_WAIT;
         Path savepoint = null;

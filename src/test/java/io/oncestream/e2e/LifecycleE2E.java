@@ -25,9 +25,9 @@ import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.contract.TopicPartitionKey;
 import io.oncestream.engine.OrderStream;
 import io.oncestream.engine.checkpoint.Savepoint;
-import io.oncestream.engine.checkpoint.TopicPartitionKey;
 import io.oncestream.operator.model.WorkerStatefulSets;
 import io.oncestream.testing.Awaits;
 

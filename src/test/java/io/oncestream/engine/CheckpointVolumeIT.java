@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.oncestream.engine.checkpoint.TopicPartitionKey;
+import io.oncestream.contract.TopicPartitionKey;
 import io.oncestream.testing.Awaits;
 import io.oncestream.testing.CassandraExtension;
 import io.oncestream.testing.CassandraNode;

@@ -26,9 +26,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import io.oncestream.contract.ChainPoint;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchOffsets;
-import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
 import io.oncestream.engine.checkpoint.DurableFiles;
@@ -233,7 +233,7 @@ class EngineCrashTest {
         // The checkpoint's totals count every record once, the replayed batch's included, though
         // the process that counted the first part of them is gone.
         try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, NO_CRASH)) {
-            io.oncestream.engine.checkpoint.RecordTotals totals = MicroBatchEngine.recoveredTotals(checkpoint, null);
+            io.oncestream.contract.RecordTotals totals = MicroBatchEngine.recoveredTotals(checkpoint, null);
             assertThat(totals.read()).as("records read, over both processes").isEqualTo(RECORDS + MORE_RECORDS);
             assertThat(totals.deadLettered()).isEqualTo(producer.expectedDeadLetters().size());
             assertThat(totals.read()).isEqualTo(totals.filteredOut() + totals.written() + totals.deadLettered());

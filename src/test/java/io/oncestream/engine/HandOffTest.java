@@ -20,12 +20,12 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import io.oncestream.engine.checkpoint.ChainPoint;
+import io.oncestream.contract.ChainPoint;
+import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointEpochs;
 import io.oncestream.engine.checkpoint.CheckpointException;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
 import io.oncestream.engine.checkpoint.DurableFiles;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.checkpoint.Savepoint;

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 
-import io.oncestream.engine.checkpoint.ChainPoint;
+import io.oncestream.contract.ChainPoint;
+import io.oncestream.contract.TopicPartitionKey;
 import io.oncestream.engine.checkpoint.PartitionRange;
-import io.oncestream.engine.checkpoint.TopicPartitionKey;
 import io.oncestream.engine.plan.KafkaOffsets;
 import io.oncestream.engine.transform.SourceRecord;
 

@@ -16,9 +16,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.oncestream.contract.ChainPoint;
+import io.oncestream.contract.TopicPartitionKey;
 import io.oncestream.engine.checkpoint.PartitionRange;
-import io.oncestream.engine.checkpoint.ChainPoint;
-import io.oncestream.engine.checkpoint.TopicPartitionKey;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
 import io.oncestream.engine.config.TestConfigs;

@@ -127,7 +127,7 @@ class RecordDispatchTest {
             counts.recordRead();
         }
         counts.writesAcknowledged(2);
-        assertThat(counts.totals()).isEqualTo(new io.oncestream.engine.checkpoint.RecordTotals(4, 2, 1, 1));
+        assertThat(counts.totals()).isEqualTo(new io.oncestream.contract.RecordTotals(4, 2, 1, 1));
     }
 
     @Test

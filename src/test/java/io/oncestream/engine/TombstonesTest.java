@@ -96,7 +96,7 @@ class TombstonesTest {
             new MicroBatchEngine(job, checkpoint, new Pipeline(source, RecordTransformer.compile(job), table),
                     new Controls(hooks, progress, () -> false, new AtomicLong()::incrementAndGet)).run();
         }
-        if (job.tombstones() == io.oncestream.engine.config.TombstoneMode.IGNORE) {
+        if (job.tombstones() == io.oncestream.contract.TombstoneMode.IGNORE) {
             assertThat(progress.snapshot().totals().filteredOut()).as("ignored tombstones are counted").isEqualTo(2);
         }
     }

@@ -6,10 +6,10 @@ import java.util.TreeMap;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.oncestream.contract.ChainPoint;
+import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.contract.EngineState;
-import io.oncestream.engine.Progress;
-import io.oncestream.engine.checkpoint.ChainPoint;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
+import io.oncestream.contract.Progress;
 import io.oncestream.operator.status.WorkerProgress;
 
 /** {@code GET /progress} documents exactly as a worker serves them: the engine's own Progress record, serialised. */
@@ -54,7 +54,7 @@ public final class ProgressDocuments {
             boolean sinkAvailable, String error, int epoch, CheckpointSeal seal) {
         Map<String, Progress.PartitionProgress> parts = new TreeMap<>();
         partitions.forEach((k, v) -> parts.put(k, new Progress.PartitionProgress(v[0], v[1], null, null)));
-        Progress p = new Progress(jobId, workerIndex, 2, state, batchId, null, parts,
+        Progress p = new Progress(jobId, workerIndex, 2, state.name(), batchId, null, parts,
                 new Progress.Totals(1000, 100, 850, 50, 0, batchId + 1),
                 new Progress.BatchFigures(batchId, false, 100, 10, 85, 5, Map.of("total", 100L), 1000.0, 850.0),
                 sinkAvailable, true, error, "2026-12-02T10:00:00Z", epoch, seal, null,
@@ -77,7 +77,7 @@ public final class ProgressDocuments {
         Map<String, Progress.PartitionLag> byPartition = new TreeMap<>();
         lag.forEach((k, v) -> byPartition.put(k, new Progress.PartitionLag(v[0], v[1], Math.max(0, v[1] - v[0]),
                 v[2] == 0 ? null : 1_000_000L, v[2], v[3] == 1)));
-        Progress p = new Progress("shop/paid-orders", workerIndex, 2, state, batchId, null, parts,
+        Progress p = new Progress("shop/paid-orders", workerIndex, 2, state.name(), batchId, null, parts,
                 new Progress.Totals(1000, 100, 850, 50, 0, batchId + 1), null, true, true, null, observedAt, 0, null,
                 new Progress.LagReport(observedAt, byPartition), new Progress.Rates(60, 100.0, 90.0, 120.0));
         try {

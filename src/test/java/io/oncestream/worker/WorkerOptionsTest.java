@@ -11,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.oncestream.engine.checkpoint.ChainPoint;
+import io.oncestream.contract.ChainPoint;
 import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;

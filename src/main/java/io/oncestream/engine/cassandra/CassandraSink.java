@@ -33,13 +33,13 @@ import com.datastax.oss.driver.api.core.servererrors.InvalidQueryException;
 import com.datastax.oss.driver.api.core.servererrors.QueryValidationException;
 import com.datastax.oss.driver.api.core.type.DataTypes;
 
+import io.oncestream.contract.DeadLetterMode;
 import io.oncestream.engine.BadRowException;
 import io.oncestream.engine.Backoff;
 import io.oncestream.engine.Pause;
 import io.oncestream.engine.RowSink;
 import io.oncestream.engine.SinkException;
 import io.oncestream.engine.StopRequestedException;
-import io.oncestream.engine.config.DeadLetterMode;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.transform.SourceRecord;

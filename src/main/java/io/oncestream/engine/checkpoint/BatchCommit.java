@@ -3,6 +3,9 @@ package io.oncestream.engine.checkpoint;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.oncestream.contract.CheckpointSeal;
+import io.oncestream.contract.RecordTotals;
+
 /**
  * An entry of the commit log ({@code commits/<N>}): written only after every row of batch N
  * was acknowledged by Cassandra.
@@ -28,5 +31,18 @@ public record BatchCommit(long recordsRead, long recordsFiltered, long rowsWritt
     public BatchCommit(long recordsRead, long recordsFiltered, long rowsWritten, long deadLettered,
             long durationMs, Map<String, Long> lastTimestamps, long committedAtMs) {
         this(recordsRead, recordsFiltered, rowsWritten, deadLettered, durationMs, lastTimestamps, committedAtMs, null);
+    }
+
+    /** The counts of this batch alone. */
+    public RecordTotals counts() {
+        return new RecordTotals(recordsRead, recordsFiltered, rowsWritten, deadLettered);
+    }
+
+    /**
+     * The seal of a checkpoint whose last committed batch, {@code batchId}, is this commit with
+     * {@code offsets}: where the batch left each partition's chain, and the totals.
+     */
+    public CheckpointSeal seal(int nextEpoch, long batchId, BatchOffsets offsets, long nowMs) {
+        return new CheckpointSeal(nextEpoch, batchId, offsets.chainAfter(lastTimestamps), nowMs, totals);
     }
 }

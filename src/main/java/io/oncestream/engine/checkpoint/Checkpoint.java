@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.oncestream.contract.CheckpointSeal;
+
 /**
  * A worker's checkpoint directory:
  * <pre>

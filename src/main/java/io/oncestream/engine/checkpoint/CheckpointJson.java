@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
+import io.oncestream.contract.CheckpointSeal;
+
 /**
  * The format of every checkpoint file: a version line ({@code v1}) and one JSON document.
  * A reader refuses any other version, so a newer writer's files are never misread.

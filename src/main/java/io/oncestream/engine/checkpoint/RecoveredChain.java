@@ -3,6 +3,8 @@ package io.oncestream.engine.checkpoint;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.oncestream.contract.ChainPoint;
+
 /**
  * {@code recovered}: the chain points a checkpoint without any batch took from the consumer
  * group, because its volume was lost (docs/protocol.md §8). Written create-only before its

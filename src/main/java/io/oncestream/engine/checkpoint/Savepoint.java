@@ -6,6 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.oncestream.contract.ChainPoint;
+import io.oncestream.contract.CheckpointSeal;
+import io.oncestream.contract.RecordTotals;
+
 /**
  * A job's savepoint: where every partition's chain stood when all workers of epoch
  * {@code epoch - 1} had sealed their checkpoints at a barrier, and the shape epoch

@@ -5,6 +5,12 @@ import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 
+import io.oncestream.contract.DeadLetterMode;
+import io.oncestream.contract.RecordFormat;
+import io.oncestream.contract.RestartMode;
+import io.oncestream.contract.StartingOffsets;
+import io.oncestream.contract.TombstoneMode;
+
 /**
  * What a worker runs: the job configuration the operator writes into the job's ConfigMap as
  * JSON and the worker reads with {@link JobConfigs#parse}. The schema is documented in

@@ -19,6 +19,11 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.oncestream.contract.Consistency;
+import io.oncestream.contract.DeadLetterMode;
+import io.oncestream.contract.JobDefaults;
+import io.oncestream.contract.ValidationPatterns;
+
 /**
  * Reads, defaults and checks a worker's {@link JobConfig}. Defaults are applied on the JSON
  * tree (to fields that are missing or null) so that the record the engine sees is complete;
@@ -26,7 +31,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  */
 public final class JobConfigs {
 
-    private static final Pattern CQL_IDENTIFIER = Pattern.compile("[a-zA-Z][a-zA-Z0-9_]{0,47}");
+    private static final Pattern TOPIC_NAME = Pattern.compile(ValidationPatterns.TOPIC_NAME);
+    private static final Pattern CQL_IDENTIFIER = Pattern.compile(ValidationPatterns.CQL_IDENTIFIER);
+    private static final Pattern HOST_PORT = Pattern.compile(ValidationPatterns.HOST_PORT);
 
     private static final ObjectMapper MAPPER = JsonMapper.builder()
             .enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS)
@@ -139,7 +146,7 @@ public final class JobConfigs {
         require(s.topics() != null && !s.topics().isEmpty(), "source.topics", "needs at least one topic");
         for (int i = 0; i < s.topics().size(); i++) {
             String t = s.topics().get(i);
-            require(t != null && t.matches("[a-zA-Z0-9._-]{1,249}"), "source.topics[" + i + "]",
+            require(t != null && TOPIC_NAME.matcher(t).matches(), "source.topics[" + i + "]",
                     "'" + t + "' is not a valid Kafka topic name");
         }
         require(s.maxRecordsPerBatch() >= 1, "source.maxRecordsPerBatch", "must be at least 1, was " + s.maxRecordsPerBatch());
@@ -147,7 +154,7 @@ public final class JobConfigs {
         require(k.contactPoints() != null && !k.contactPoints().isEmpty(), "sink.contactPoints", "needs at least one host:port");
         for (int i = 0; i < k.contactPoints().size(); i++) {
             String cp = k.contactPoints().get(i);
-            require(cp != null && cp.matches("[^:\\s]+:\\d{1,5}"), "sink.contactPoints[" + i + "]", "'" + cp + "' is not host:port");
+            require(cp != null && HOST_PORT.matcher(cp).matches(), "sink.contactPoints[" + i + "]", "'" + cp + "' is not host:port");
         }
         require(k.localDatacenter() != null && !k.localDatacenter().isBlank(), "sink.localDatacenter", "is required");
         requireIdentifier(k.keyspace(), "sink.keyspace");

@@ -26,12 +26,12 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
+import io.oncestream.contract.ChainPoint;
+import io.oncestream.contract.TopicPartitionKey;
 import io.oncestream.engine.RecordSource;
 import io.oncestream.engine.SourceException;
 import io.oncestream.engine.StopRequestedException;
-import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.PartitionRange;
-import io.oncestream.engine.checkpoint.TopicPartitionKey;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.plan.KafkaOffsets;
 import io.oncestream.engine.transform.SourceRecord;

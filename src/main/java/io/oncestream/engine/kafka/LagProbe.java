@@ -29,9 +29,9 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
+import io.oncestream.contract.TopicPartitionKey;
 import io.oncestream.engine.SourceException;
 import io.oncestream.engine.SourceLag;
-import io.oncestream.engine.checkpoint.TopicPartitionKey;
 import io.oncestream.engine.config.JobConfig;
 
 /**

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import io.oncestream.engine.checkpoint.ChainPoint;
+import io.oncestream.contract.ChainPoint;
+import io.oncestream.contract.TopicPartitionKey;
 import io.oncestream.engine.checkpoint.Savepoint;
-import io.oncestream.engine.checkpoint.TopicPartitionKey;
 import io.oncestream.engine.plan.Seed;
 
 /**

@@ -6,11 +6,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
+import io.oncestream.contract.StartingOffsets;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchLog;
 import io.oncestream.engine.checkpoint.BatchOffsets;
 import io.oncestream.engine.checkpoint.PartitionRange;
-import io.oncestream.engine.config.StartingOffsets;
 
 /**
  * Decides the next batch from the newest entries of the two logs and what Kafka holds.

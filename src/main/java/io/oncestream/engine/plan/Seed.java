@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 
-import io.oncestream.engine.checkpoint.ChainPoint;
+import io.oncestream.contract.ChainPoint;
 
 /**
  * How a checkpoint seeded from a savepoint plans its first batch (docs/protocol.md §11): each

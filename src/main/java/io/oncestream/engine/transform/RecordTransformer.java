@@ -25,9 +25,9 @@ import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
 import dev.cel.runtime.CelRuntimeLibrary;
 import dev.cel.runtime.CelVariableResolver;
+import io.oncestream.contract.RecordFormat;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
-import io.oncestream.engine.config.RecordFormat;
 
 /**
  * The job's CEL filter and column expressions, compiled once. Expressions see:

@@ -2,7 +2,8 @@ package io.oncestream.engine.transform;
 
 import java.util.Map;
 
-import io.oncestream.engine.checkpoint.TopicPartitionKey;
+import io.oncestream.contract.TopicPartitionKey;
+
 
 /**
  * A Kafka record as the engine sees it.

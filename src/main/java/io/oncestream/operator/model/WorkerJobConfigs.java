@@ -6,28 +6,28 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobSpec;
-import io.oncestream.engine.config.DeadLetterMode;
+import io.oncestream.contract.DeadLetterMode;
+import io.oncestream.contract.Durations;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
-import io.oncestream.engine.config.JobDefaults;
 import io.oncestream.engine.transform.RecordTransformer;
 
 /**
  * The worker configuration (the engine's {@link JobConfig}, one schema for both) of a
- * StreamJob. What the spec leaves unset the worker's parser fills from {@link JobDefaults},
- * which the CRD's defaults are, so a spec read before the API server defaulted it maps the
- * same. Credentials never enter it: they reach the workers through Secrets.
+ * StreamJob. What the spec leaves unset the worker's parser fills, from the contract's
+ * {@code JobDefaults}, which the CRD's defaults are, so a spec read before the API server
+ * defaulted it maps the same. Credentials never enter it: they reach the workers through Secrets.
  */
 public final class WorkerJobConfigs {
-
-    private static final Pattern DURATION_PART = Pattern.compile("([0-9]+)(ms|s|m|h)");
 
     /**
      * Filters and columns already compiled, with the error they gave (null if none): jobs made
@@ -41,6 +41,8 @@ public final class WorkerJobConfigs {
                 }
             });
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private WorkerJobConfigs() {
     }
 
@@ -49,46 +51,68 @@ public final class WorkerJobConfigs {
      * ({@code spec.sink.cassandra.columns.amount}).
      */
     public static JobConfig from(StreamJob job) {
-        StreamJobSpec spec = job.getSpec();
-        StreamJobSpec.KafkaSource kafka = spec.source.kafka;
-        StreamJobSpec.CassandraSink cassandra = spec.sink.cassandra;
-        StreamJobSpec.DeadLetter deadLetter = spec.deadLetter;
-        StreamJobSpec.Trigger trigger = spec.trigger;
-        String jobId = StreamJobResources.jobId(job.getMetadata().getNamespace(), job.getMetadata().getName());
-        JobConfig config = new JobConfig(
-                jobId,
-                new JobConfig.KafkaSource(kafka.bootstrapServers, List.copyOf(kafka.topics),
-                        kafka.startingOffsets,
-                        orDefault(kafka.maxRecordsPerBatch, JobDefaults.MAX_RECORDS_PER_BATCH),
-                        orDefault(kafka.failOnDataLoss, JobDefaults.FAIL_ON_DATA_LOSS),
-                        null,
-                        kafka.properties == null ? Map.of() : new LinkedHashMap<>(kafka.properties)),
-                spec.format,
-                spec.filter,
-                spec.tombstones,
-                new JobConfig.CassandraSink(List.copyOf(cassandra.contactPoints), cassandra.localDatacenter,
-                        cassandra.keyspace, cassandra.table,
-                        cassandra.consistency == null ? null : cassandra.consistency.name(),
-                        new LinkedHashMap<>(cassandra.columns), JobDefaults.MAX_IN_FLIGHT, JobDefaults.MAX_BATCH_ROWS,
-                        JobDefaults.MAX_BATCH_PARTITIONS, JobDefaults.MAX_BATCH_BYTES),
-                new JobConfig.DeadLetter(deadLetter == null ? null : deadLetter.mode,
-                        deadLetter != null && deadLetter.mode == DeadLetterMode.TABLE ? deadLetter.table : null,
-                        JobDefaults.DEAD_LETTER_MAX_VALUE_BYTES),
-                new JobConfig.Trigger(millis(trigger == null ? null : trigger.interval),
-                        availableNow(spec)),
-                new JobConfig.Checkpoint(orDefault(spec.checkpoint == null ? null : spec.checkpoint.retainBatches,
-                        JobDefaults.RETAIN_BATCHES)),
-                orDefault(spec.parallelism, JobDefaults.PARALLELISM),
-                new JobConfig.Restart(spec.restartPolicy == null ? null : spec.restartPolicy.onFailure,
-                        millis(spec.restartPolicy == null ? null : spec.restartPolicy.maxBackoff, JobDefaults.RESTART_MAX_BACKOFF,
-                                "spec.restartPolicy.maxBackoff")));
+        String document = document(job); // its errors name spec fields already
         try {
-            // Round-trip through the worker's own parser: the same checks, the same defaults.
-            JobConfig checked = JobConfigs.parse(JobConfigs.toJson(config));
+            // The worker's own parser: the same checks, and the defaults of what the spec leaves out.
+            JobConfig checked = JobConfigs.parse(document);
             checkExpressions(checked); // CEL that does not compile is a ConfigValid error, not a worker crash
             return checked;
         } catch (InvalidConfigException e) {
             throw new InvalidConfigException(specField(e.field()), e.reason());
+        }
+    }
+
+    /**
+     * What the spec says, under the worker configuration's names, and nothing else: a field or
+     * object the spec leaves out is left out here too, and the worker's parser gives it its
+     * default ({@code JobDefaults}), as it does for a configuration file written by hand.
+     */
+    private static String document(StreamJob job) {
+        StreamJobSpec spec = job.getSpec();
+        StreamJobSpec.KafkaSource kafka = spec.source.kafka;
+        StreamJobSpec.CassandraSink cassandra = spec.sink.cassandra;
+        ObjectNode config = JSON.createObjectNode()
+                .put("jobId", StreamJobResources.jobId(job.getMetadata().getNamespace(), job.getMetadata().getName()));
+        config.putObject("source")
+                .put("bootstrapServers", kafka.bootstrapServers)
+                .putPOJO("topics", List.copyOf(kafka.topics))
+                .putPOJO("startingOffsets", kafka.startingOffsets)
+                .put("maxRecordsPerBatch", kafka.maxRecordsPerBatch)
+                .put("failOnDataLoss", kafka.failOnDataLoss)
+                .putPOJO("properties", kafka.properties);
+        config.putPOJO("format", spec.format)
+                .put("filter", spec.filter)
+                .putPOJO("tombstones", spec.tombstones);
+        config.putObject("sink")
+                .putPOJO("contactPoints", List.copyOf(cassandra.contactPoints))
+                .put("localDatacenter", cassandra.localDatacenter)
+                .put("keyspace", cassandra.keyspace)
+                .put("table", cassandra.table)
+                .putPOJO("consistency", cassandra.consistency)
+                .putPOJO("columns", new LinkedHashMap<>(cassandra.columns));
+        if (spec.deadLetter != null) {
+            config.putObject("deadLetter")
+                    .putPOJO("mode", spec.deadLetter.mode)
+                    .put("table", spec.deadLetter.mode == DeadLetterMode.TABLE ? spec.deadLetter.table : null);
+        }
+        if (spec.trigger != null) {
+            config.putObject("trigger")
+                    .put("intervalMs", millis(spec.trigger.interval, "spec.trigger.interval"))
+                    .put("availableNow", spec.trigger.availableNow);
+        }
+        if (spec.checkpoint != null) {
+            config.putObject("checkpoint").put("retainBatches", spec.checkpoint.retainBatches);
+        }
+        config.put("parallelism", spec.parallelism);
+        if (spec.restartPolicy != null) {
+            config.putObject("restart")
+                    .putPOJO("onFailure", spec.restartPolicy.onFailure)
+                    .put("maxBackoffMs", millis(spec.restartPolicy.maxBackoff, "spec.restartPolicy.maxBackoff"));
+        }
+        try {
+            return JSON.writeValueAsString(config);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -117,36 +141,15 @@ public final class WorkerJobConfigs {
         return part == null ? key.append("-|") : key.append(part.length()).append(':').append(part).append('|');
     }
 
-    /** {@code 1m30s} in milliseconds; null is the default interval. */
-    static long millis(String duration) {
-        return millis(duration, JobDefaults.TRIGGER_INTERVAL, "spec.trigger.interval");
-    }
-
-    /** {@code 1m30s} in milliseconds; null is {@code defaultDuration}; an error names {@code field}. */
-    private static long millis(String duration, String defaultDuration, String field) {
+    /** {@code 1m30s} in milliseconds, or null if the spec sets none; an error names {@code field}. */
+    private static Long millis(String duration, String field) {
         if (duration == null) {
-            return millis(defaultDuration, defaultDuration, field);
+            return null;
         }
-        Matcher m = DURATION_PART.matcher(duration);
-        long total = 0;
-        int end = 0;
-        while (m.find()) {
-            if (m.start() != end) {
-                break;
-            }
-            long n = Long.parseLong(m.group(1));
-            total += switch (m.group(2)) {
-                case "ms" -> n;
-                case "s" -> n * 1000;
-                case "m" -> n * 60_000;
-                default -> n * 3_600_000;
-            };
-            end = m.end();
+        if (!Durations.isDuration(duration)) {
+            throw new InvalidConfigException(field, Durations.notADuration(duration));
         }
-        if (end != duration.length() || end == 0) {
-            throw new InvalidConfigException(field, "'" + duration + "' is not a duration like 500ms, 1s, 1m");
-        }
-        return total;
+        return Durations.millis(duration);
     }
 
     /** The spec field a worker-config field comes from. */
@@ -171,12 +174,4 @@ public final class WorkerJobConfigs {
         return "spec." + workerField;
     }
 
-    private static <T> T orDefault(T value, T fallback) {
-        return value == null ? fallback : value;
-    }
-
-    /** Whether the job drains what its topics hold and completes: its {@code trigger.availableNow}, or the default. */
-    static boolean availableNow(StreamJobSpec spec) {
-        return spec.trigger != null && spec.trigger.availableNow != null ? spec.trigger.availableNow : JobDefaults.AVAILABLE_NOW;
-    }
 }

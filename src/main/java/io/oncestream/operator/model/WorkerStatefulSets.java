@@ -20,7 +20,8 @@ import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobSpec;
 import io.oncestream.api.VolumeAccessMode;
 import io.oncestream.api.VolumeRetention;
-import io.oncestream.engine.config.JobDefaults;
+import io.oncestream.contract.JobDefaults;
+import io.oncestream.contract.WorkerEndpoints;
 
 /**
  * The StatefulSet of a job's workers: one pod per worker ({@code parallelism}, or none while
@@ -114,7 +115,7 @@ public final class WorkerStatefulSets {
                 // The convention a Prometheus with Kubernetes pod discovery scrapes by (docs/metrics.md).
                 .addToAnnotations("prometheus.io/scrape", "true")
                 .addToAnnotations("prometheus.io/port", String.valueOf(StreamJobResources.WORKER_HTTP_PORT))
-                .addToAnnotations("prometheus.io/path", "/metrics")
+                .addToAnnotations("prometheus.io/path", WorkerEndpoints.METRICS)
                 .endMetadata()
                 .withNewSpec()
                 .withNodeSelector(spec.worker == null ? null : spec.worker.nodeSelector)
@@ -138,8 +139,8 @@ public final class WorkerStatefulSets {
                 // A worker that fails leaves the end of its log in the pod's status, where the operator reads it.
                 .withTerminationMessagePolicy("FallbackToLogsOnError")
                 .addNewPort().withName("http").withContainerPort(StreamJobResources.WORKER_HTTP_PORT).endPort()
-                .withLivenessProbe(probe("/healthz/live", 3))
-                .withReadinessProbe(probe("/healthz/ready", 1))
+                .withLivenessProbe(probe(WorkerEndpoints.LIVE, 3))
+                .withReadinessProbe(probe(WorkerEndpoints.READY, 1))
                 .withResources(resources)
                 .withNewSecurityContext()
                 .withReadOnlyRootFilesystem(true).withAllowPrivilegeEscalation(false)
@@ -191,7 +192,7 @@ public final class WorkerStatefulSets {
             env.add(new EnvVarBuilder().withName("ONCESTREAM_JOB_UID").withValue(jobUid).build());
         }
         String jvmOptions = spec.worker == null ? null : spec.worker.jvmOptions; // the CRD's pattern: options, no edge spaces
-        String defaults = WorkerJobConfigs.availableNow(spec) ? AVAILABLE_NOW_JVM_OPTIONS : DEFAULT_JVM_OPTIONS;
+        String defaults = availableNow(spec) ? AVAILABLE_NOW_JVM_OPTIONS : DEFAULT_JVM_OPTIONS;
         env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS")
                 .withValue(jvmOptions == null ? defaults : defaults + " " + jvmOptions).build());
         if (spec.source.kafka.secretRef != null) {
@@ -212,5 +213,10 @@ public final class WorkerStatefulSets {
                 .withNewHttpGet().withPath(path).withNewPort("http").endHttpGet()
                 .withPeriodSeconds(5).withTimeoutSeconds(2).withFailureThreshold(failureThreshold)
                 .build();
+    }
+
+    /** Whether the job drains what its topics hold and completes: its {@code trigger.availableNow}, or the default. */
+    private static boolean availableNow(StreamJobSpec spec) {
+        return spec.trigger != null && spec.trigger.availableNow != null ? spec.trigger.availableNow : JobDefaults.AVAILABLE_NOW;
     }
 }

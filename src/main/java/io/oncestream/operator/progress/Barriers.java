@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import io.oncestream.contract.WorkerEndpoints;
+
 /**
  * Asks workers to stop at their next batch boundary for a rescale ({@code POST /barrier?epoch=N},
  * docs/protocol.md §11), all at once, each with a short timeout. Asking twice is harmless, so a
@@ -31,7 +33,7 @@ public final class Barriers {
             if (w.pollAddress() == null) {
                 continue;
             }
-            HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + w.pollAddress() + "/barrier?epoch=" + epoch))
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + w.pollAddress() + WorkerEndpoints.barrier(epoch)))
                     .timeout(timeout).POST(HttpRequest.BodyPublishers.noBody()).build();
             calls.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
                     .thenApply(r -> r.statusCode() == 202 ? null : w.podName() + ": HTTP " + r.statusCode() + " " + r.body())

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import io.oncestream.contract.WorkerEndpoints;
 import io.oncestream.operator.status.StatusProjection;
 import io.oncestream.operator.status.WorkerProgress;
 
@@ -65,7 +66,7 @@ public final class ProgressPoller {
             return CompletableFuture.completedFuture(new StatusProjection.Worker(e.podName(), true, e.ready(), null,
                     "pod is " + phase + (e.pod().getMetadata().getDeletionTimestamp() != null ? " (terminating)" : "")));
         }
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + e.pollAddress() + "/progress"))
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + e.pollAddress() + WorkerEndpoints.PROGRESS))
                 .timeout(timeout).GET().build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
                 .thenApply(response -> {

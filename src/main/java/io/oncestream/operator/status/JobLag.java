@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import io.oncestream.engine.checkpoint.TopicPartitionKey;
+import io.oncestream.contract.TopicPartitionKey;
+
 
 /**
  * The job's lag from its workers' reports: per partition, the owner's own figure when the owner

@@ -1,20 +1,21 @@
 package io.oncestream.operator.status;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Function;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-
+import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.contract.EngineState;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.oncestream.contract.Progress;
 
 /**
- * What the operator reads of a worker's {@code GET /progress} (documented in docs/worker.md).
- * Unknown fields are ignored so that workers may add some without breaking the operator.
+ * What the operator keeps of a worker's answer: the part of the {@code /progress} document (the
+ * contract's {@link Progress}, which {@link #parse} reads) that the status is projected from.
+ * Two answers that are equal project the same status, so a job is reconciled only when an answer
+ * differs (ProgressWatch): what changes without changing the status is left out (the time of
+ * the snapshot, the running batch's range, the phases' durations), the lag report does not
+ * compare the time of its probe, and rates are kept to a tenth.
  */
-@JsonIgnoreProperties(ignoreUnknown = true)
 public record WorkerProgress(
         String jobId,
         int workerIndex,
@@ -31,21 +32,12 @@ public record WorkerProgress(
         LagReport lag,
         Rates rates) {
 
-    private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-
     /**
      * The reported state as this build knows it, or null for a state a newer worker added (it is
      * still shown as reported, and counts as neither failed nor working).
      */
     public EngineState engineState() {
-        if (state == null) {
-            return null;
-        }
-        try {
-            return EngineState.valueOf(state);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
+        return EngineState.ofReported(state);
     }
 
     /** Whether the worker reports {@code expected}. */
@@ -54,17 +46,14 @@ public record WorkerProgress(
     }
 
     /** Offsets of one {@code topic-partition}. */
-    @JsonIgnoreProperties(ignoreUnknown = true)
     public record Partition(long committed, long latest) {
     }
 
     /** Counts of the worker's checkpoint since the job started. */
-    @JsonIgnoreProperties(ignoreUnknown = true)
     public record Totals(long read, long filteredOut, long written, long deadLettered) {
     }
 
     /** Processing speed of the last committed batch (records per second of its own duration). */
-    @JsonIgnoreProperties(ignoreUnknown = true)
     public record LastBatch(double inputRecordsPerSecond, double writtenRowsPerSecond) {
     }
 
@@ -73,7 +62,6 @@ public record WorkerProgress(
      * Two reports with the same figures are equal whenever they were read: an idle job's answers
      * stay the same from poll to poll, so it is not reconciled for nothing (ProgressWatch).
      */
-    @JsonIgnoreProperties(ignoreUnknown = true)
     public record LagReport(String observedAt, Map<String, PartitionLag> partitions) {
 
         @Override
@@ -88,7 +76,6 @@ public record WorkerProgress(
     }
 
     /** One partition's lag; {@code exact} when the worker owns it (committed offset from its checkpoint). */
-    @JsonIgnoreProperties(ignoreUnknown = true)
     public record PartitionLag(long committed, long latest, long records, long ageMs, boolean exact) {
     }
 
@@ -97,7 +84,6 @@ public record WorkerProgress(
      * to a tenth (the status shows whole numbers), so that a rate that has not changed does not
      * make an answer differ.
      */
-    @JsonIgnoreProperties(ignoreUnknown = true)
     public record Rates(int windowSeconds, Double inputRecordsPerSecond, Double writtenRowsPerSecond,
             Double incomingRecordsPerSecond) {
 
@@ -112,12 +98,34 @@ public record WorkerProgress(
         }
     }
 
-    /** Parses the JSON a worker served; an {@link IllegalArgumentException} says what is wrong with it. */
+    /** Reads the JSON a worker served; an {@link IllegalArgumentException} says what is wrong with it. */
     public static WorkerProgress parse(String json) {
-        try {
-            return JSON.readValue(json, WorkerProgress.class);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("not a worker progress document: " + e.getOriginalMessage(), e);
+        return of(Progress.parse(json));
+    }
+
+    /** What the status is projected from, of a worker's document. */
+    public static WorkerProgress of(Progress p) {
+        Progress.Totals t = p.totals();
+        Progress.BatchFigures b = p.lastBatch();
+        Progress.Rates r = p.rates();
+        return new WorkerProgress(p.jobId(), p.workerIndex(), p.state(), p.batchId(),
+                each(p.partitions(), x -> new Partition(x.committed(), x.latest())),
+                t == null ? null : new Totals(t.read(), t.filteredOut(), t.written(), t.deadLettered()),
+                b == null ? null : new LastBatch(b.inputRecordsPerSecond(), b.writtenRowsPerSecond()),
+                p.sinkAvailable(), p.sourceAvailable(), p.lastError(), p.epoch(), p.barrier(),
+                p.lag() == null ? null : new LagReport(p.lag().observedAt(), each(p.lag().partitions(),
+                        x -> new PartitionLag(x.committed(), x.latest(), x.records(), x.ageMs(), x.exact()))),
+                r == null ? null : new Rates(r.windowSeconds(), r.inputRecordsPerSecond(), r.writtenRowsPerSecond(),
+                        r.incomingRecordsPerSecond()));
+    }
+
+    /** Each value of {@code map} as {@code f} makes it, in the document's order; null stays null. */
+    private static <A, B> Map<String, B> each(Map<String, A> map, Function<A, B> f) {
+        if (map == null) {
+            return null;
         }
+        Map<String, B> out = new LinkedHashMap<>();
+        map.forEach((k, v) -> out.put(k, v == null ? null : f.apply(v)));
+        return out;
     }
 }

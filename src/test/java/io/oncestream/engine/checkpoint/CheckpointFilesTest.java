@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.oncestream.contract.RecordTotals;
 import io.oncestream.testing.GoldenCheckpoint;
 
 /** The on-disk format of checkpoints (golden files), create-only writes, locking and metadata checks. */

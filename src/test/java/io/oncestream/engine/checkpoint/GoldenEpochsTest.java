@@ -14,6 +14,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.oncestream.contract.ChainPoint;
+import io.oncestream.contract.CheckpointSeal;
 import io.oncestream.engine.plan.BatchPlanner;
 import io.oncestream.engine.plan.Recovery;
 
@@ -44,7 +46,7 @@ class GoldenEpochsTest {
                 "orders-1", new ChainPoint(200, 1764700000200500L),
                 "payments-0", new ChainPoint(80, 1764700000456000L)), 1764700001500L));
         CheckpointContents epoch0 = CheckpointContents.read(volume);
-        CheckpointSeal fromLogs = CheckpointSeal.of(1, 1, epoch0.offsets().get(1L), epoch0.commits().get(1L), 1764700001500L);
+        CheckpointSeal fromLogs = epoch0.commits().get(1L).seal(1, 1, epoch0.offsets().get(1L), 1764700001500L);
         assertThat(Checkpoint.readSeal(volume)).as("the seal is the last commit's chain points").contains(fromLogs);
         assertThat(Savepoint.decode(volume.resolve("epoch-1/savepoint"), read(volume.resolve("epoch-1/savepoint"))))
                 .isEqualTo(SAVEPOINT);

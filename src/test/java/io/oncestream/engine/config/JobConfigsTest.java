@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
+import io.oncestream.contract.RecordFormat;
+import io.oncestream.contract.StartingOffsets;
+
 class JobConfigsTest {
 
     private static final String VALID = TestConfigs.orders("shop/paid", "k:9092", "orders", "c:9042", "dc1", "shop", "paid");

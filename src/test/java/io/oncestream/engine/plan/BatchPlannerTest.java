@@ -8,12 +8,12 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import io.oncestream.contract.ChainPoint;
+import io.oncestream.contract.StartingOffsets;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchLog;
 import io.oncestream.engine.checkpoint.BatchOffsets;
-import io.oncestream.engine.checkpoint.ChainPoint;
 import io.oncestream.engine.checkpoint.PartitionRange;
-import io.oncestream.engine.config.StartingOffsets;
 
 /** The recovery table of {@link BatchPlanner}, row by row, and the rules of a new batch. */
 class BatchPlannerTest {

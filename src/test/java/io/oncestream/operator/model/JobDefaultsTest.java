@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Test;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
 import io.oncestream.api.StreamJob;
+import io.oncestream.contract.Durations;
+import io.oncestream.contract.JobDefaults;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
-import io.oncestream.engine.config.JobDefaults;
 import io.oncestream.testing.LocalService;
 
 /**
@@ -66,7 +67,7 @@ class JobDefaultsTest {
                 """);
         assertThat(fromStored).isEqualTo(workerOnly);
         assertThat(workerOnly.source().groupId()).isEqualTo(JobDefaults.groupId("shop/orders")).isEqualTo("oncestream-shop.orders");
-        assertThat(workerOnly.trigger().intervalMs()).isEqualTo(WorkerJobConfigs.millis(JobDefaults.TRIGGER_INTERVAL));
+        assertThat(workerOnly.trigger().intervalMs()).isEqualTo(Durations.millis(JobDefaults.TRIGGER_INTERVAL));
     }
 
     @Test

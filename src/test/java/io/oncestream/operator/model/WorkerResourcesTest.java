@@ -16,7 +16,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
 import io.oncestream.api.StreamJob;
-import io.oncestream.engine.config.DeadLetterMode;
+import io.oncestream.contract.DeadLetterMode;
 import io.oncestream.engine.config.InvalidConfigException;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;

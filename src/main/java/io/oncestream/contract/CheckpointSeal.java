@@ -1,12 +1,14 @@
-package io.oncestream.engine.checkpoint;
+package io.oncestream.contract;
 
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * {@code sealed}: the epoch of this checkpoint ended at a barrier, after batch {@code batchId}
- * was committed. Written create-only and durable before the worker reports it; a worker that
- * finds it never plans again in this directory (docs/protocol.md §11, invariant I9).
+ * was committed. Written create-only and durable before the worker reports it in
+ * {@code /progress}, whence the operator gathers every worker's seal into the savepoint of the
+ * next epoch; a worker that finds it never plans again in this directory (docs/protocol.md §11,
+ * invariant I9).
  *
  * @param nextEpoch  the epoch whose savepoint this seal is part of
  * @param batchId    the last committed batch, -1 if the worker committed none
@@ -25,12 +27,5 @@ public record CheckpointSeal(int nextEpoch, long batchId, Map<String, ChainPoint
     /** A seal without totals, as builds before them wrote. */
     public CheckpointSeal(int nextEpoch, long batchId, Map<String, ChainPoint> partitions, long sealedAtMs) {
         this(nextEpoch, batchId, partitions, sealedAtMs, null);
-    }
-
-    /** The seal of a checkpoint whose last committed batch is {@code batchId} with {@code offsets} and {@code commit}, or -1 and nothing. */
-    public static CheckpointSeal of(int nextEpoch, long batchId, BatchOffsets offsets, BatchCommit commit, long nowMs) {
-        return new CheckpointSeal(nextEpoch, batchId,
-                offsets == null ? Map.of() : ChainPoint.afterBatch(offsets, commit.lastTimestamps()), nowMs,
-                commit == null ? null : commit.totals());
     }
 }

@@ -1,18 +1,23 @@
-package io.oncestream.engine;
+package io.oncestream.contract;
 
 import java.util.Map;
 
-import io.oncestream.contract.EngineState;
-import io.oncestream.engine.checkpoint.CheckpointSeal;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * A worker's progress, served as JSON at {@code GET /progress} (in the spirit of Spark's
- * {@code StreamingQueryProgress}); the operator aggregates it into the StreamJob status.
+ * A worker's progress, the document of {@code GET /progress} (in the spirit of Spark's
+ * {@code StreamingQueryProgress}, documented in docs/worker.md): the worker serves this record as
+ * JSON, and the operator reads it back with {@link #parse} and aggregates it into the StreamJob
+ * status. Its JSON is a format (a golden file pins it). A reader ignores fields it does not know
+ * and keeps a state it does not know as text, so that a newer worker may add either.
  *
  * @param jobId           the job
  * @param workerIndex     this worker's index
  * @param parallelism     number of workers of the job
- * @param state           what the engine is doing now
+ * @param state           what the engine is doing now: an {@link EngineState}'s name ({@link #engineState()})
  * @param batchId         last committed batch, -1 before the first commit
  * @param runningBatchId  the batch being run, or null
  * @param partitions      per {@code topic-partition}: committed end, latest offset seen, and the running range
@@ -30,11 +35,12 @@ import io.oncestream.engine.checkpoint.CheckpointSeal;
  *                        null before its first probe
  * @param rates           rates over the last {@code windowSeconds} of wall-clock time
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record Progress(
         String jobId,
         int workerIndex,
         int parallelism,
-        EngineState state,
+        String state,
         long batchId,
         Long runningBatchId,
         Map<String, PartitionProgress> partitions,
@@ -49,10 +55,30 @@ public record Progress(
         LagReport lag,
         Rates rates) {
 
+    private static final ObjectMapper READER = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    /** Reads a document a worker served; an {@link IllegalArgumentException} says what is wrong with it. */
+    public static Progress parse(String json) {
+        try {
+            return READER.readValue(json, Progress.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("not a worker progress document: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /**
+     * The reported state as this build knows it, or null for a state a newer worker added (it is
+     * still shown as reported, and counts as neither failed nor working).
+     */
+    public EngineState engineState() {
+        return EngineState.ofReported(state);
+    }
+
     /**
      * @param observedAt   ISO-8601 time of the probe
      * @param partitions   per {@code topic-partition}
      */
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public record LagReport(String observedAt, Map<String, PartitionLag> partitions) {
     }
 
@@ -65,6 +91,7 @@ public record Progress(
      * @param exact          true for this worker's own partitions (committed from its checkpoint),
      *                       false for the others (committed from the job's consumer group)
      */
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public record PartitionLag(long committed, long latest, long records, Long oldestRecordMs, long ageMs, boolean exact) {
     }
 
@@ -77,6 +104,7 @@ public record Progress(
      * @param incomingRecordsPerSecond growth of the end offsets of all the job's partitions (records
      *                                 arriving in Kafka, transaction markers included)
      */
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public record Rates(int windowSeconds, Double inputRecordsPerSecond, Double writtenRowsPerSecond,
             Double incomingRecordsPerSecond) {
     }
@@ -87,14 +115,17 @@ public record Progress(
      * @param start     running batch's first offset, or null
      * @param end       running batch's end offset, or null
      */
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public record PartitionProgress(long committed, long latest, Long start, Long end) {
     }
 
     /** Counts of the checkpoint since the job started ({@code lostRecords} and {@code batches}: since the worker started). */
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public record Totals(long read, long filteredOut, long written, long deadLettered, long lostRecords, long batches) {
     }
 
     /** Figures of one committed batch; durations in milliseconds. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public record BatchFigures(long batchId, boolean replayed, long read, long filteredOut, long written, long deadLettered,
             Map<String, Long> durationsMs, double inputRecordsPerSecond, double writtenRowsPerSecond) {
     }

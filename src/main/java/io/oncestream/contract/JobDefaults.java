@@ -1,11 +1,11 @@
-package io.oncestream.engine.config;
+package io.oncestream.contract;
 
 /**
- * Every default of a job, in one place: the worker fills them into its configuration
- * ({@link JobConfigs}), the operator maps an undefaulted StreamJob with them, and the CRD's
- * {@code default:}s are these constants (a test checks the generated CRD against them). Text
- * forms are what a StreamJob or a configuration file says; they are compile-time constants so
- * that the CRD annotations can name them.
+ * Every default of a job, in one place: the worker's parser ({@code engine.config.JobConfigs})
+ * fills them into its configuration, also for the operator, whose mapping of a StreamJob leaves
+ * out what the spec leaves out; and the CRD's {@code default:}s are these constants (a test checks
+ * the generated CRD against them). Text forms are what a StreamJob or a configuration file says;
+ * they are compile-time constants so that the CRD annotations can name them.
  */
 public final class JobDefaults {
 
@@ -37,7 +37,7 @@ public final class JobDefaults {
     public static final int DEAD_LETTER_MAX_VALUE_BYTES = 1 << 20;
     /** The trigger interval as a StreamJob writes it; {@link #TRIGGER_INTERVAL_MS} as the worker does. */
     public static final String TRIGGER_INTERVAL = "1s";
-    public static final long TRIGGER_INTERVAL_MS = 1_000;
+    public static final long TRIGGER_INTERVAL_MS = Durations.millis(TRIGGER_INTERVAL);
     public static final boolean AVAILABLE_NOW = false;
     public static final int RETAIN_BATCHES = 100;
     public static final int PARALLELISM = 1;
@@ -47,8 +47,9 @@ public final class JobDefaults {
      * says Failed is the one a person looks at.
      */
     public static final String RESTART_ON_FAILURE = "Never";
+    /** The longest pause between two starts as a StreamJob writes it; {@link #RESTART_MAX_BACKOFF_MS} as the worker does. */
     public static final String RESTART_MAX_BACKOFF = "5m";
-    public static final long RESTART_MAX_BACKOFF_MS = 300_000;
+    public static final long RESTART_MAX_BACKOFF_MS = Durations.millis(RESTART_MAX_BACKOFF);
 
     private JobDefaults() {
     }

@@ -1,4 +1,4 @@
-package io.oncestream.engine.checkpoint;
+package io.oncestream.contract;
 
 /**
  * A Kafka partition as checkpoints, progress documents and the job's status name it:

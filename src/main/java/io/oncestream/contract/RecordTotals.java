@@ -1,10 +1,10 @@
-package io.oncestream.engine.checkpoint;
+package io.oncestream.contract;
 
 /**
  * Counts of a checkpoint since its job started: what its batches read, filtered out, wrote and
- * dead-lettered, carried from commit to commit ({@link BatchCommit#totals()}), through a
- * barrier's seal and the savepoint to the next epoch, so a restarted worker reports the job's
- * figures and not its process's.
+ * dead-lettered, carried from commit to commit, through a barrier's seal ({@link CheckpointSeal})
+ * and the savepoint to the next epoch, so a restarted worker reports the job's figures and not
+ * its process's.
  */
 public record RecordTotals(long read, long filteredOut, long written, long deadLettered) {
 
@@ -13,10 +13,5 @@ public record RecordTotals(long read, long filteredOut, long written, long deadL
     public RecordTotals plus(RecordTotals other) {
         return other == null ? this : new RecordTotals(read + other.read, filteredOut + other.filteredOut,
                 written + other.written, deadLettered + other.deadLettered);
-    }
-
-    /** The counts of one committed batch. */
-    public static RecordTotals of(BatchCommit commit) {
-        return new RecordTotals(commit.recordsRead(), commit.recordsFiltered(), commit.rowsWritten(), commit.deadLettered());
     }
 }

@@ -1,4 +1,4 @@
-package io.oncestream.engine.checkpoint;
+package io.oncestream.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.oncestream.engine.config;
+package io.oncestream.contract;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 
