@@ -24,24 +24,29 @@ public final class Durations {
     /**
      * The milliseconds of a duration.
      *
-     * @throws IllegalArgumentException with {@link #notADuration} if {@code duration} is not one
+     * @throws IllegalArgumentException with {@link #notADuration} if {@code duration} is not one,
+     *         or is longer than a {@code long} of milliseconds holds (about 292 million years)
      */
     public static long millis(String duration) {
         if (!isDuration(duration)) {
             throw new IllegalArgumentException(notADuration(duration));
         }
-        long total = 0;
-        Matcher part = PART.matcher(duration);
-        while (part.find()) {
-            long n = Long.parseLong(part.group(1));
-            total += switch (part.group(2)) {
-                case "ms" -> n;
-                case "s" -> n * 1000;
-                case "m" -> n * 60_000;
-                default -> n * 3_600_000;
-            };
+        try {
+            long total = 0;
+            Matcher part = PART.matcher(duration);
+            while (part.find()) {
+                long n = Long.parseLong(part.group(1));
+                total = Math.addExact(total, Math.multiplyExact(n, switch (part.group(2)) {
+                    case "ms" -> 1L;
+                    case "s" -> 1000L;
+                    case "m" -> 60_000L;
+                    default -> 3_600_000L;
+                }));
+            }
+            return total;
+        } catch (ArithmeticException | NumberFormatException e) {
+            throw new IllegalArgumentException("'" + duration + "' is longer than any duration can be");
         }
-        return total;
     }
 
     /** What is wrong with {@code text}, which is not a duration. */

@@ -33,4 +33,12 @@ class DurationsTest {
         assertThat(JobDefaults.TRIGGER_INTERVAL_MS).isEqualTo(1_000);
         assertThat(JobDefaults.RESTART_MAX_BACKOFF_MS).isEqualTo(300_000);
     }
+
+    @Test
+    void aDurationLongerThanMillisecondsHoldIsRefusedNotWrappedAround() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Durations.millis("99999999999999999999s"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than any duration can be");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Durations.millis("9223372036854775807h"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than any duration can be");
+    }
 }

@@ -149,11 +149,20 @@ public class AdmissionServer implements HealthCheck {
                 reply(exchange, 413, "an AdmissionReview of more than " + MAX_BODY + " bytes");
                 return;
             }
-            AdmissionReview answer;
+            AdmissionReview review;
             try {
-                answer = admission.review(Serialization.unmarshal(new String(body, StandardCharsets.UTF_8), AdmissionReview.class));
+                review = Serialization.unmarshal(new String(body, StandardCharsets.UTF_8), AdmissionReview.class);
             } catch (RuntimeException e) {
                 reply(exchange, 400, "not an AdmissionReview: " + e.getMessage());
+                return;
+            }
+            AdmissionReview answer;
+            try {
+                answer = admission.review(review);
+            } catch (RuntimeException e) {
+                // A fault of the webhook, not a verdict: the API server applies the failurePolicy.
+                LOG.warnf(e, "webhook: a review failed");
+                reply(exchange, 500, "the webhook could not judge this StreamJob: " + e);
                 return;
             }
             byte[] json = Serialization.asJson(answer).getBytes(StandardCharsets.UTF_8);

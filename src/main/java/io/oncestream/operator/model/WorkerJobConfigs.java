@@ -149,7 +149,11 @@ public final class WorkerJobConfigs {
         if (!Durations.isDuration(duration)) {
             throw new InvalidConfigException(field, Durations.notADuration(duration));
         }
-        return Durations.millis(duration);
+        try {
+            return Durations.millis(duration);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidConfigException(field, e.getMessage());
+        }
     }
 
     /** The spec field a worker-config field comes from. */

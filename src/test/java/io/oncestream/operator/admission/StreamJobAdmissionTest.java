@@ -53,6 +53,10 @@ class StreamJobAdmissionTest {
             j.getSpec().trigger = new io.oncestream.api.StreamJobSpec.Trigger();
             j.getSpec().trigger.interval = "1 minute";
         }, "spec.trigger.interval", "duration"));
+        cases.add(new Case("interval longer than any duration", j -> {
+            j.getSpec().trigger = new io.oncestream.api.StreamJobSpec.Trigger();
+            j.getSpec().trigger.interval = "99999999999999999999s";
+        }, "spec.trigger.interval", "longer than any duration can be"));
         cases.add(new Case("contact point without port", j -> j.getSpec().sink.cassandra.contactPoints = List.of("cassandra"),
                 "spec.sink.cassandra.contactPoints[0]", "host:port"));
         cases.add(new Case("topic with a space", j -> j.getSpec().source.kafka.topics = List.of("my orders"),
