@@ -42,7 +42,8 @@ public class StreamJobSpec {
     public RecordFormat format;
 
     @JsonPropertyDescription("CEL expression over key, value, headers, topic, partition, offset and timestamp; a record is "
-            + "kept when it is true. Empty keeps every record. Example: value.status == 'PAID' && value.amount > 100.0")
+            + "kept when it is true. Empty keeps every record. Example: value.status == 'PAID' && value.amount > 100.0. One that "
+            + "does not compile, or is not boolean, is refused at apply by the operator's admission webhook.")
     public String filter;
 
     @Default(JobDefaults.TOMBSTONES)
@@ -217,8 +218,8 @@ public class StreamJobSpec {
         @Required
         @io.fabric8.generator.annotation.Size(min = 1, max = 500)
         @JsonPropertyDescription("Column name to CEL expression, e.g. order_id: value.id. Every primary-key column needs "
-                + "one. Names that are not CQL identifiers, and expressions that do not compile, are reported in the "
-                + "ConfigValid condition.")
+                + "one. Names that are not CQL identifiers, and expressions that do not compile, are refused at apply by "
+                + "the operator's admission webhook (without it, reported in the ConfigValid condition).")
         public Map<String, String> columns;
 
         @JsonPropertyDescription("Secret with keys username and password for Cassandra authentication.")
