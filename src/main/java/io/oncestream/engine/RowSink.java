@@ -58,6 +58,21 @@ public interface RowSink extends AutoCloseable {
 
     /** Told what the sink is doing, for progress and health. */
     interface SinkListener {
+        /** A listener that ignores everything (a write whose progress nobody reports). */
+        SinkListener NONE = new SinkListener() {
+            @Override
+            public void waitingForSink(Throwable cause, int pendingWrites) {
+            }
+
+            @Override
+            public void sinkAvailable() {
+            }
+
+            @Override
+            public void acknowledged(int count) {
+            }
+        };
+
         /** Some writes failed transiently; they will be retried after a pause. */
         void waitingForSink(Throwable cause, int pendingWrites);
 

@@ -38,13 +38,13 @@ import io.oncestream.testing.LocalService;
  * refused on a running job, the operator's self-made certificate rotates under load without a
  * restart, and with the operator down each failure policy behaves as docs/operator.md says.
  *
- * <p>The certificates are made valid for 90 s for this class, so they rotate every minute
+ * <p>The certificates are made valid for 60 s for this class, so they rotate about every 45 s
  * throughout it.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AdmissionE2E extends E2ETest {
 
-    static final String VALIDITY = "90s";
+    static final String VALIDITY = "60s";
 
     /** A refused manifest: the edits of the example (old text → new text) and what the refusal must say. */
     record Refusal(String name, Map<String, String> edits, String says) {
@@ -153,7 +153,7 @@ class AdmissionE2E extends E2ETest {
         String valid = job.manifest(Map.of());
         String invalid = job.manifest(Map.of("amount: value.amount", "amount: value.amount *"));
         int answered = 0;
-        Instant end = Instant.now().plus(Duration.ofSeconds(150)); // more than two rotations at 90 s validity (one a minute)
+        Instant end = Instant.now().plus(Duration.ofSeconds(150)); // three rotations or more at 60 s validity (renewed with a third left, checked every 6 s)
         while (Instant.now().isBefore(end)) {
             served.add(servedCertificate().getSerialNumber());
             bundles.add(caBundle());

@@ -38,19 +38,7 @@ import io.oncestream.testing.CassandraNode;
 @ExtendWith(CassandraExtension.class)
 class CassandraSinkIT {
 
-    private static final RowSink.SinkListener QUIET = new RowSink.SinkListener() {
-        @Override
-        public void waitingForSink(Throwable cause, int pendingWrites) {
-        }
-
-        @Override
-        public void sinkAvailable() {
-        }
-
-        @Override
-        public void acknowledged(int count) {
-        }
-    };
+    private static final RowSink.SinkListener QUIET = RowSink.SinkListener.NONE;
 
     @Test
     void tablesThatCannotBeWrittenExactlyOnceAreRefusedByName(CassandraNode cassandra) {

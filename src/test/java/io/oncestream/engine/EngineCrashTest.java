@@ -513,19 +513,7 @@ class EngineCrashTest {
             if (calls++ != batch) {
                 return table.writeAll(writes, listener);
             }
-            table.writeAll(writes.subList(0, writes.size() / 2), new SinkListener() {
-                @Override
-                public void waitingForSink(Throwable cause, int pendingWrites) {
-                }
-
-                @Override
-                public void sinkAvailable() {
-                }
-
-                @Override
-                public void acknowledged(int count) {
-                }
-            });
+            table.writeAll(writes.subList(0, writes.size() / 2), SinkListener.NONE);
             listener.acknowledged(writes.size());
             return List.of();
         }

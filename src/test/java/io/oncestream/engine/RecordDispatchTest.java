@@ -23,19 +23,7 @@ class RecordDispatchTest {
 
     private static final long BATCH = 7;
     private static final long TS = 1_700_000_000_000_123L;
-    private static final RowSink.SinkListener QUIET = new RowSink.SinkListener() {
-        @Override
-        public void waitingForSink(Throwable cause, int pendingWrites) {
-        }
-
-        @Override
-        public void sinkAvailable() {
-        }
-
-        @Override
-        public void acknowledged(int count) {
-        }
-    };
+    private static final RowSink.SinkListener QUIET = RowSink.SinkListener.NONE;
 
     private static final String PAID = "{\"id\": \"a\", \"amount\": 5, \"status\": \"PAID\"}";
 
