@@ -4,14 +4,12 @@ import static io.oncestream.testing.GeneratedManifests.objects;
 import static io.oncestream.testing.GeneratedManifests.only;
 import static io.oncestream.testing.GeneratedManifests.rulesWithNames;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
@@ -96,31 +94,6 @@ class GeneratedManifestsTest {
                 .as("the leader-election Role in helm/oncestream/templates/rbac.yaml differs from the Role " + LEADER
                         + " in deploy/operator/rbac.yaml")
                 .isEqualTo(rulesWithNames(GeneratedManifests.named(committedRbac(), "Role", LEADER).path("rules")));
-    }
-
-    @Test
-    void theCommittedCrdIsTheBuildsWhenItsOutputIsCurrent() throws IOException {
-        assumeCurrent(GeneratedManifests.CRD);
-        String expected = GeneratedManifests.crdWithColumnsInOrder(read(GeneratedManifests.CRD));
-        Path expectedFile = REPO.resolve("target/crds/streamjobs.oncestream.io-v1.yml");
-        Files.createDirectories(expectedFile.getParent());
-        Files.writeString(expectedFile, expected);
-        assertThat(read(CRD)).as("crds/ is out of date: cp target/crds/streamjobs.oncestream.io-v1.yml crds/").isEqualTo(expected);
-    }
-
-    @Test
-    void theCommittedRbacIsTheBuildsWhenItsOutputIsCurrent() throws IOException {
-        assumeCurrent(GeneratedManifests.MANIFESTS);
-        String committed = read("deploy/operator/rbac.yaml");
-        String expected = GeneratedManifests.rbacFile(read(GeneratedManifests.MANIFESTS), GeneratedManifests.header(committed));
-        Files.writeString(REPO.resolve("target/rbac.yaml"), expected);
-        assertThat(committed).as("deploy/operator/rbac.yaml is out of date: cp target/rbac.yaml deploy/operator/rbac.yaml")
-                .isEqualTo(expected);
-    }
-
-    private static void assumeCurrent(String generated) {
-        Optional<String> why = GeneratedManifests.notCurrent(generated);
-        assumeTrue(why.isEmpty(), () -> why.orElse("") + " (checked by the *CommittedIT classes after package)");
     }
 
     private static List<JsonNode> committedRbac() throws IOException {

@@ -1,19 +1,14 @@
 package io.oncestream.testing;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -38,35 +33,6 @@ public final class GeneratedManifests {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     private GeneratedManifests() {
-    }
-
-    /**
-     * Why {@code generated} (relative to the repository) cannot stand for the current sources, or
-     * empty if it can: it is missing, or older than something under {@code src/main} or the
-     * {@code pom.xml} it is generated from (a {@code mvn test} runs before {@code package}
-     * generates it again).
-     */
-    public static Optional<String> notCurrent(String generated) {
-        Path repo = LocalService.repoDir();
-        Path file = repo.resolve(generated);
-        if (!Files.exists(file)) {
-            return Optional.of(generated + " is missing: mvn package generates it");
-        }
-        try (Stream<Path> sources = Stream.concat(Files.walk(repo.resolve("src/main")), Stream.of(repo.resolve("pom.xml")))) {
-            FileTime built = Files.getLastModifiedTime(file);
-            Optional<Path> newer = sources.filter(Files::isRegularFile).filter(p -> modified(p).compareTo(built) > 0).findFirst();
-            return newer.map(p -> generated + " is older than " + repo.relativize(p) + ": mvn package generates it again");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static FileTime modified(Path file) {
-        try {
-            return Files.getLastModifiedTime(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /**
