@@ -41,7 +41,8 @@ import io.oncestream.operator.model.WorkerStatefulSets;
  *
  * <p>Measured per run: the worker's peak resident set ({@code VmHWM}), the highest heap occupancy
  * after a GC and the committed heap (from {@code -Xlog:gc}), the time in GC pauses as a share of the
- * measured window, and whether the kernel killed it ({@code memory.oom_control}'s {@code oom_kill},
+ * measured window, the memory cgroup's peak charge ({@code memory.max_usage_in_bytes} or {@code memory.peak}: what the limit
+ * is held against, page cache included, which the kernel reclaims before it kills), and whether the kernel killed it ({@code memory.oom_control}'s {@code oom_kill},
  * or SIGKILL) or the JVM threw {@code OutOfMemoryError}. With {@code --nmt}, the JVM's native memory
  * by category ({@code jcmd VM.native_memory summary}) at the end of each window.
  */
@@ -50,7 +51,7 @@ final class WorkerMemoryBenchmark {
     private static final Pattern COMMIT = Pattern.compile(".*batch (\\d+) committed: .* written (\\d+),.*");
     /** A pause line of {@code -Xlog:gc:file=...:time}: {@code [time] GC(n) Pause Young (...) 20M->5M(61M) 3.456ms}. */
     private static final Pattern PAUSE = Pattern.compile(
-            "^\\[([^]]+)\\] GC\\(\\d+\\) Pause .* (\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\) ([\\d.]+)ms$");
+            "^\\[([^]]+)\\] GC\\(\\d+\\) Pause (\\w+) .* (\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\) ([\\d.]+)ms$");
 
     private final String bootstrap;
     private final String contactPoint;
@@ -82,7 +83,8 @@ final class WorkerMemoryBenchmark {
     }
 
     /** One run's figures. */
-    record Result(String load, int limitMiB, String options, double rssPeakMiB, double heapAfterGcMiB, double heapCommittedMiB,
+    record Result(String load, int limitMiB, String options, double rssPeakMiB, double cgroupPeakMiB, double heapAfterGcMiB, double heapAfterFullGcMiB,
+            double heapCommittedMiB,
             double gcPercent, int gcPauses, boolean oom, boolean exact, double recordsPerSecond, String note) {
         boolean passed() {
             return !oom && exact && gcPercent <= 5.0;
@@ -130,13 +132,14 @@ final class WorkerMemoryBenchmark {
                 + " a run passes with no OOM kill, GC pauses <= 5 %% of the window, and the table exact)%n",
                 workerJava.getParent().getParent(), WorkerStatefulSets.DEFAULT_JVM_OPTIONS,
                 java.util.Objects.requireNonNullElse(WorkerProcessBenchmark.imageJdkJavaOptions(workerJava), "none"), seconds, warmupSeconds);
-        System.out.println("| load (records/s) | limit | JVM options added | RSS peak | heap after GC (max) | heap committed | GC % | OOM | table exact |"
-                + " rate kept | passes |");
-        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+        System.out.println("| load (records/s) | limit | JVM options added | RSS peak | cgroup peak | heap after GC (max) | after a full GC | heap committed | GC % |"
+                + " OOM | table exact | rate kept | passes |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for (Result r : results) {
-            System.out.printf("| %s | %d MiB | %s | %.0f MiB | %.1f MiB | %.0f MiB | %.2f %% (%d pauses) | %s | %s | %,.0f | %s |%n", r.load(),
-                    r.limitMiB(), r.options().isEmpty() ? "(none)" : "`" + r.options() + "`", r.rssPeakMiB(), r.heapAfterGcMiB(),
-                    r.heapCommittedMiB(), r.gcPercent(), r.gcPauses(), r.oom() ? "yes" : "no", r.exact() ? "yes" : "no",
+            System.out.printf("| %s | %d MiB | %s | %.0f MiB | %.0f MiB | %.1f MiB | %.0f MiB | %.2f %% (%d pauses) | %s | %s | %,.0f | %s |%n",
+                    r.load(), r.limitMiB(), r.options().isEmpty() ? "(none)" : "`" + r.options() + "`", r.rssPeakMiB(), r.cgroupPeakMiB(),
+                    r.heapAfterGcMiB(),
+                    r.heapCommittedMiB(), percent(r.gcPercent()), r.gcPauses(), r.oom() ? "yes" : "no", r.exact() ? "yes" : "no",
                     r.recordsPerSecond(), r.passed() ? "yes" : "no" + (r.note().isEmpty() ? "" : ": " + r.note()));
         }
         System.out.println("Smallest limit that passed, per load and set of options:");
@@ -150,6 +153,15 @@ final class WorkerMemoryBenchmark {
         }
     }
 
+    /** The GC share of a window, or "n/a" when the run ended before its window did. */
+    private static String percent(double gcPercent) {
+        return Double.isNaN(gcPercent) ? "n/a" : String.format("%.2f %%", gcPercent);
+    }
+
+    private static String fullGc(double mib) {
+        return mib < 0 ? "none" : String.format("%.1f MiB", mib);
+    }
+
     private static boolean allTrue(boolean[] flags) {
         for (boolean f : flags) {
             if (!f) {
@@ -160,9 +172,9 @@ final class WorkerMemoryBenchmark {
     }
 
     private static String line(Result r) {
-        return String.format("load %s, limit %d MiB, options [%s]: RSS peak %.0f MiB, heap after GC %.1f MiB (committed %.0f MiB),"
-                + " GC %.2f %% (%d pauses), OOM %s, table exact %s, %,.0f records/s%s", r.load(), r.limitMiB(), r.options(),
-                r.rssPeakMiB(), r.heapAfterGcMiB(), r.heapCommittedMiB(), r.gcPercent(), r.gcPauses(), r.oom() ? "yes" : "no",
+        return String.format("load %s, limit %d MiB, options [%s]: RSS peak %.0f MiB, cgroup peak %.0f MiB, heap after GC %.1f MiB"
+                + " (after a full GC %s, committed %.0f MiB), GC %s (%d pauses), OOM %s, table exact %s, %,.0f records/s%s", r.load(), r.limitMiB(),
+                r.options(), r.rssPeakMiB(), r.cgroupPeakMiB(), r.heapAfterGcMiB(), fullGc(r.heapAfterFullGcMiB()), r.heapCommittedMiB(), percent(r.gcPercent()), r.gcPauses(), r.oom() ? "yes" : "no",
                 r.exact() ? "yes" : "no", r.recordsPerSecond(), r.note().isEmpty() ? "" : " (" + r.note() + ")");
     }
 
@@ -290,6 +302,9 @@ final class WorkerMemoryBenchmark {
         }
         int exit = worker.exitValue();
         producer.close();
+        // what the limit is held against: the cgroup's peak charge (resident memory, and page cache the kernel reclaims first)
+        double cgroupPeak = Long.parseLong(Files.readString(cgroup.resolve(v1 ? "memory.max_usage_in_bytes" : "memory.peak")).trim())
+                / 1048576.0;
         String oomControl = Files.readString(cgroup.resolve(v1 ? "memory.oom_control" : "memory.events"));
         Matcher kills = Pattern.compile("(?m)^oom_kill (\\d+)").matcher(oomControl);
         boolean oomKilled = (kills.find() && Long.parseLong(kills.group(1)) > 0) || exit == 137;
@@ -303,18 +318,22 @@ final class WorkerMemoryBenchmark {
         double windowSeconds = (windowEnd - windowStart) / 1000.0;
         double rate = max ? expected / windowSeconds : expected / (double) (warmupSeconds + seconds);
         session.execute("DROP TABLE " + keyspace + "." + name);
-        return new Result(load, limitMiB, options, hwm, gc[1], gc[2], windowStart == 0 ? Double.NaN : 100 * gc[0] / (windowEnd - windowStart),
+        return new Result(load, limitMiB, options, hwm, cgroupPeak, gc[1], gc[4], gc[2], windowStart == 0 ? Double.NaN : 100 * gc[0] / (windowEnd - windowStart),
                 (int) gc[3], oomKilled || javaOom, exact, rate, note);
     }
 
-    /** {ms of pauses in the window, highest heap after a GC, highest committed heap (MiB), pauses in the window}. */
+    /**
+     * {ms of pauses in the window, highest heap after any GC, highest committed heap (MiB), pauses in the window, highest heap
+     * after a full GC (the live set; -1 without one)}. After a young GC the heap also holds what was promoted and died since.
+     */
     private static double[] gc(Path gcLog, long from, long to) throws Exception {
         double pauses = 0;
         double after = 0;
+        double afterFull = -1;
         double committed = 0;
         int count = 0;
         if (!Files.exists(gcLog)) {
-            return new double[] {0, 0, 0, 0};
+            return new double[] {0, 0, 0, 0, -1};
         }
         for (String line : Files.readAllLines(gcLog)) {
             Matcher m = PAUSE.matcher(line);
@@ -322,14 +341,17 @@ final class WorkerMemoryBenchmark {
                 continue;
             }
             long at = OffsetDateTime.parse(m.group(1), DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSZ")).toInstant().toEpochMilli();
-            after = Math.max(after, mib(m.group(4), m.group(5)));
-            committed = Math.max(committed, mib(m.group(6), m.group(7)));
+            if (m.group(2).equals("Full")) {
+                afterFull = Math.max(afterFull, mib(m.group(5), m.group(6)));
+            }
+            after = Math.max(after, mib(m.group(5), m.group(6)));
+            committed = Math.max(committed, mib(m.group(7), m.group(8)));
             if (at >= from && at <= to) {
-                pauses += Double.parseDouble(m.group(8));
+                pauses += Double.parseDouble(m.group(9));
                 count++;
             }
         }
-        return new double[] {pauses, after, committed, count};
+        return new double[] {pauses, after, committed, count, afterFull};
     }
 
     private static double mib(String value, String unit) {
@@ -483,7 +505,7 @@ final class WorkerMemoryBenchmark {
             }
             producer.flush();
             if (!worker.isAlive()) {
-                throw new IllegalStateException("the worker exited (" + worker.exitValue() + ") while records were produced");
+                throw new IllegalStateException("the worker exited (" + worker.exitValue() + ") in the measured window");
             }
         }
 
