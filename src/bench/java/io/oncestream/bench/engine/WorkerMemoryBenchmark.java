@@ -136,10 +136,9 @@ final class WorkerMemoryBenchmark {
                 + " OOM | table exact | rate kept | passes |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for (Result r : results) {
-            System.out.printf("| %s | %d MiB | %s | %.0f MiB | %.0f MiB | %.1f MiB | %.0f MiB | %.2f %% (%d pauses) | %s | %s | %,.0f | %s |%n",
+            System.out.printf("| %s | %d MiB | %s | %.0f MiB | %.0f MiB | %.1f MiB | %s | %.0f MiB | %s (%d pauses) | %s | %s | %,.0f | %s |%n",
                     r.load(), r.limitMiB(), r.options().isEmpty() ? "(none)" : "`" + r.options() + "`", r.rssPeakMiB(), r.cgroupPeakMiB(),
-                    r.heapAfterGcMiB(),
-                    r.heapCommittedMiB(), percent(r.gcPercent()), r.gcPauses(), r.oom() ? "yes" : "no", r.exact() ? "yes" : "no",
+                    r.heapAfterGcMiB(), fullGc(r.heapAfterFullGcMiB()), r.heapCommittedMiB(), percent(r.gcPercent()), r.gcPauses(), r.oom() ? "yes" : "no", r.exact() ? "yes" : "no",
                     r.recordsPerSecond(), r.passed() ? "yes" : "no" + (r.note().isEmpty() ? "" : ": " + r.note()));
         }
         System.out.println("Smallest limit that passed, per load and set of options:");
