@@ -32,7 +32,7 @@
 #          --spark-grouping replica_set: the connector batches rows of partitions with the same replicas,
 #          as the worker does, instead of its default, rows of one partition)
 #        deploy/local/benchmark.sh --worker-memory 0,500,5000,max [--limits 512,384,320,256,192,160,128] [--seconds 60]
-#          [--warmup-seconds 15] [--max-records 1500000] [--nmt yes] [--worker-java-options "|-XX:A"]   (the packaged
+#          [--warmup-seconds 15] [--max-records 1500000] [--max-records-per-batch 50000] [--nmt yes] [--worker-java-options "|-XX:A"]   (the packaged
 #          worker, a continuous job with a worker pod's JVM options and no -Xmx, in a memory cgroup whose limit
 #          imitates a container's (needs a writable memory cgroup: run as root), at each load: records/s produced
 #          while it runs (0: at rest; max: a backlog of --max-records drained as fast as it can). Limits are tried

@@ -63,13 +63,16 @@ final class WorkerMemoryBenchmark {
     private final int warmupSeconds;
     private final int maxRecords;
     private final boolean nmt;
+    /** The job's {@code maxRecordsPerBatch} ({@code --max-records-per-batch}, the default 50,000 unless set). */
+    private final int maxRecordsPerBatch;
     private final String keyspace = "oncestream_mem_" + System.currentTimeMillis();
     private final List<String> topics = new ArrayList<>();
     private CqlSession session;
     private Path cgroupParent;
 
     WorkerMemoryBenchmark(String bootstrap, String contactPoint, String datacenter, Path workerJdk, List<String> javaOptionSets,
-            int seconds, int warmupSeconds, int maxRecords, boolean nmt) throws Exception {
+            int seconds, int warmupSeconds, int maxRecords, boolean nmt, int maxRecordsPerBatch) throws Exception {
+        this.maxRecordsPerBatch = maxRecordsPerBatch;
         this.bootstrap = bootstrap;
         this.contactPoint = contactPoint;
         this.datacenter = datacenter;
@@ -129,9 +132,9 @@ final class WorkerMemoryBenchmark {
         System.out.println();
         System.out.printf("RESULTS (packaged worker, a continuous job, on %s; JAVA_TOOL_OPTIONS: %s, then the set's options;"
                 + " JDK_JAVA_OPTIONS: %s; the memory limit is a memory cgroup's; %d s measured after %d s of warm-up;"
-                + " a run passes with no OOM kill, GC pauses <= 5 %% of the window, and the table exact)%n",
+                + " a run passes with no OOM kill, GC pauses <= 5 %% of the window, and the table exact; maxRecordsPerBatch %,d)%n",
                 workerJava.getParent().getParent(), WorkerStatefulSets.DEFAULT_JVM_OPTIONS,
-                java.util.Objects.requireNonNullElse(WorkerProcessBenchmark.imageJdkJavaOptions(workerJava), "none"), seconds, warmupSeconds);
+                java.util.Objects.requireNonNullElse(WorkerProcessBenchmark.imageJdkJavaOptions(workerJava), "none"), seconds, warmupSeconds, maxRecordsPerBatch);
         System.out.println("| load (records/s) | limit | JVM options added | RSS peak | cgroup peak | heap after GC (max) | after a full GC | heap committed | GC % |"
                 + " OOM | table exact | rate kept | passes |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
@@ -240,7 +243,7 @@ final class WorkerMemoryBenchmark {
             command.add("-XX:NativeMemoryTracking=summary");
         }
         command.addAll(List.of("-jar", jar.toString(), "worker", "--config",
-                Files.writeString(dir.resolve("job.json"), config(topic, name, 50_000)).toString(), "--checkpoint",
+                Files.writeString(dir.resolve("job.json"), config(topic, name, maxRecordsPerBatch)).toString(), "--checkpoint",
                 dir.resolve("checkpoint").toString(), "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0"));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
         builder.environment().put("JAVA_TOOL_OPTIONS", (WorkerStatefulSets.DEFAULT_JVM_OPTIONS + " " + options).trim());
