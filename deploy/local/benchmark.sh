@@ -31,6 +31,15 @@
 #          CPU per record, per run. deploy/local/spark is built first; Maven fetches Spark the first time.
 #          --spark-grouping replica_set: the connector batches rows of partitions with the same replicas,
 #          as the worker does, instead of its default, rows of one partition)
+#        deploy/local/benchmark.sh --worker-memory 0,500,5000,max [--limits 512,384,320,256,192,160,128] [--seconds 60]
+#          [--warmup-seconds 15] [--max-records 1500000] [--max-records-per-batch 50000] [--nmt yes] [--worker-java-options "|-XX:A"]   (the packaged
+#          worker, a continuous job with a worker pod's JVM options and no -Xmx, in a memory cgroup whose limit
+#          imitates a container's (needs a writable memory cgroup: run as root), at each load: records/s produced
+#          while it runs (0: at rest; max: a backlog of --max-records drained as fast as it can). Limits are tried
+#          from the largest down until one fails (OOM kill, GC pauses > 5 % of the window, or a table not exact);
+#          prints RSS peak, heap after GC, GC %, OOM, table exact per run and the smallest limit per load;
+#          each set of --worker-java-options (appended like spec.worker.jvmOptions) side by side at each limit;
+#          --nmt yes: the JVM's native memory by category at the end of each window)
 #   --pin  give Cassandra the last CPU to itself and run Kafka and the benchmark JVM on the
 #          others (taskset), for both the raw loader and the engine: the ratio then measures
 #          the engine's own cost instead of its contention with a co-located node.
@@ -84,10 +93,10 @@ fi
 
 echo "[bench] compiling"
 goal=test-compile
-[[ " $* " == *" --worker-process "* ]] && goal="package -DskipTests" # runs the packaged worker
+[[ " $* " == *" --worker-process "* || " $* " == *" --worker-memory "* ]] && goal="package -DskipTests" # runs the packaged worker
 mvn -B -q -Dstyle.color=never $goal dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
   -Dmdep.includeScope=test > target/bench-build.log 2>&1 || { cat target/bench-build.log; exit 1; }
-if [[ " $* " == *" --worker-process "* ]]; then
+if [[ " $* " == *" --worker-process "* || " $* " == *" --worker-memory "* ]]; then
   # The worker runs on the JDK of the images' runtime, as in a worker pod.
   args+=(--worker-jdk "$(deploy/local/images.sh jdk)")
 fi

@@ -20,6 +20,8 @@ import java.util.Map;
  * <li>{@link LatencyBenchmark} ({@code --latency-at RATE}): latency alone at one rate;</li>
  * <li>{@link DecodingBenchmark} ({@code --decoding-only N}): filter and map on one thread, no
  *     services;</li>
+ * <li>{@link WorkerMemoryBenchmark} ({@code --worker-memory LOADS}): the packaged worker's memory
+ *     under a memory limit at each load, and the smallest limit each load runs in;</li>
  * <li>{@link WorkerProcessBenchmark} ({@code --worker-process N}): the packaged worker as a
  *     whole process, with earlier builds, JVM options, AOT caches and Spark
  *     ({@link SparkComparison}) side by side.</li>
@@ -43,6 +45,18 @@ public final class EngineBenchmark {
         LatencyBenchmark.consumerProperties(a.getOrDefault("latency-consumer", "")); // a malformed list is refused before anything runs
         if (a.containsKey("decoding-only")) { // the CPU-only comparison, without Kafka or Cassandra
             DecodingBenchmark.alone(Integer.parseInt(a.get("decoding-only")));
+            System.exit(0);
+        }
+        if (a.containsKey("worker-memory")) { // its own keyspace and topics, not the other modes' shared ones
+            new WorkerMemoryBenchmark(a.getOrDefault("kafka", "127.0.0.1:19092"), a.getOrDefault("cassandra", "127.0.0.1:19042"),
+                    a.getOrDefault("datacenter", "datacenter1"), a.containsKey("worker-jdk") ? Path.of(a.get("worker-jdk")) : null,
+                    List.of(a.getOrDefault("worker-java-options", "").split("\\|", -1)),
+                    Integer.parseInt(a.getOrDefault("seconds", "60")), Integer.parseInt(a.getOrDefault("warmup-seconds", "15")),
+                    Integer.parseInt(a.getOrDefault("max-records", "1500000")), a.getOrDefault("nmt", "no").equals("yes"),
+                    Integer.parseInt(a.getOrDefault("max-records-per-batch", String.valueOf(io.oncestream.engine.config.JobDefaults.MAX_RECORDS_PER_BATCH))))
+                    .run(List.of(a.get("worker-memory").split(",")),
+                            java.util.Arrays.stream(a.getOrDefault("limits", "512,384,320,256,192,160,128").split(","))
+                                    .map(Integer::valueOf).toList());
             System.exit(0);
         }
         int records = Integer.parseInt(a.getOrDefault("records", "200000"));
