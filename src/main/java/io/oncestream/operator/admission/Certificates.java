@@ -59,10 +59,11 @@ public final class Certificates {
 
     private static final SecureRandom RANDOM = new SecureRandom();
     /**
-     * Valid from a little in the past (a tenth of the validity, at most a minute), so that a clock
-     * slightly behind the operator's still accepts a fresh certificate.
+     * A tenth of {@code validity}, at most a minute: how far back a certificate is valid from (so
+     * that a clock slightly behind the operator's still accepts a fresh one), and how often it is
+     * looked at.
      */
-    private static Duration backdate(Duration validity) {
+    static Duration tenthUpToAMinute(Duration validity) {
         Duration tenth = validity.dividedBy(10);
         return tenth.compareTo(Duration.ofMinutes(1)) > 0 ? Duration.ofMinutes(1) : tenth;
     }
@@ -78,7 +79,7 @@ public final class Certificates {
         try {
             JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
             JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(subject, serial(),
-                    Date.from(now.minus(backdate(validity))), Date.from(now.plus(validity)), subject, keys.getPublic());
+                    Date.from(now.minus(tenthUpToAMinute(validity))), Date.from(now.plus(validity)), subject, keys.getPublic());
             builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(0));
             builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
             builder.addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(keys.getPublic()));
@@ -96,7 +97,7 @@ public final class Certificates {
         try {
             JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
             JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(ca.certificate(), serial(),
-                    Date.from(now.minus(backdate(validity))), Date.from(notAfter), new X500Name("CN=" + dnsNames.get(0)),
+                    Date.from(now.minus(tenthUpToAMinute(validity))), Date.from(notAfter), new X500Name("CN=" + dnsNames.get(0)),
                     keys.getPublic());
             builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
             builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));

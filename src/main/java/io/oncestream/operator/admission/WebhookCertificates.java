@@ -71,8 +71,7 @@ public final class WebhookCertificates {
 
     /** How often the certificate is looked at: a tenth of its validity, at most a minute. */
     public Duration checkPeriod() {
-        Duration tenth = validity.dividedBy(10);
-        return tenth.compareTo(Duration.ofMinutes(1)) > 0 ? Duration.ofMinutes(1) : tenth;
+        return Certificates.tenthUpToAMinute(validity);
     }
 
     /**
@@ -92,7 +91,7 @@ public final class WebhookCertificates {
                 || !names(held.serving().certificate()).contains(serviceName + "." + namespace + ".svc")) {
             material = renewed(held, now);
             Secret written = write(secret, material);
-            if (written != secret && written != null && !isOurs(written, material)) {
+            if (written != null && !isOurs(written, material)) {
                 material = Material.read(written, namespace + "/" + secretName); // another replica won the race
             }
         }
