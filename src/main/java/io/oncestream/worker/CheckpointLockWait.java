@@ -8,6 +8,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 import io.oncestream.contract.EngineState;
+import io.oncestream.engine.Backoff;
 import io.oncestream.engine.MicroBatchEngine;
 import io.oncestream.engine.Pause;
 import io.oncestream.engine.ProgressTracker;
@@ -45,8 +46,8 @@ final class CheckpointLockWait {
             ProgressTracker progress, BooleanSupplier stopRequested) {
         Instant since = null;
         Instant volumeSince = null;
-        long pauseMs = 100;
-        long volumePauseMs = 1000;
+        Backoff lockPauses = new Backoff(100, 2_000);
+        Backoff volumePauses = new Backoff(1_000, 5_000);
         while (true) {
             try {
                 Checkpoint checkpoint = Checkpoint.open(dir, expected, seed, files);
@@ -76,8 +77,7 @@ final class CheckpointLockWait {
                 }
                 progress.state(EngineState.WAITING_FOR_CHECKPOINT_LOCK);
                 progress.error(e.getMessage() + "; waiting since " + since);
-                Pause.sleep(pauseMs, stopRequested);
-                pauseMs = Math.min(pauseMs * 2, 2000);
+                Pause.sleep(lockPauses.next(), stopRequested);
             } catch (CheckpointUnavailableException e) {
                 if (volumeSince == null) {
                     volumeSince = Instant.now();
@@ -85,10 +85,10 @@ final class CheckpointLockWait {
                 }
                 progress.state(EngineState.WAITING_FOR_CHECKPOINT);
                 progress.error(e.getMessage());
-                LOG.log(Level.WARNING, "cannot open the checkpoint, retrying in " + volumePauseMs + " ms (free space on the"
+                long pauseMs = volumePauses.next();
+                LOG.log(Level.WARNING, "cannot open the checkpoint, retrying in " + pauseMs + " ms (free space on the"
                         + " volume or make it writable; nothing is read or written meanwhile): " + e.getMessage());
-                Pause.sleep(volumePauseMs, stopRequested);
-                volumePauseMs = Math.min(volumePauseMs * 2, 5000);
+                Pause.sleep(pauseMs, stopRequested);
             }
         }
     }
