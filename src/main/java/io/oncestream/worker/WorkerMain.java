@@ -6,11 +6,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import io.oncestream.contract.EngineState;
 import io.oncestream.contract.RestartMode;
+import io.oncestream.engine.Backoff;
 import io.oncestream.engine.FailureKind;
 import io.oncestream.engine.MicroBatchEngine;
+import io.oncestream.engine.Pause;
 import io.oncestream.engine.ProgressTracker;
 import io.oncestream.engine.StopRequestedException;
 import io.oncestream.engine.checkpoint.Savepoint;
@@ -39,6 +42,7 @@ public final class WorkerMain {
     }
 
     private static final Logger LOG = Logger.getLogger(WorkerMain.class.getName());
+    private static final long FIRST_TRANSIENT_PAUSE_MS = 1_000;
     private static final long MAX_TRANSIENT_PAUSE_MS = 30_000;
     private static final long FIRST_RESTART_PAUSE_MS = 10_000;
     /** An engine that ran this long before it failed was healthy: the back-off starts again from its first pause. */
@@ -137,9 +141,10 @@ public final class WorkerMain {
     /** Runs the engine, again after each transient failure, and after permanent ones as {@code restart} says. */
     private static int runUntilDone(JobConfig config, WorkerOptions options, Savepoint savepoint, AtomicInteger barrier,
             ProgressTracker progress, AtomicBoolean stop) {
-        long firstRestartPause = Math.min(FIRST_RESTART_PAUSE_MS, config.restart().maxBackoffMs());
-        long transientPause = 1000;
-        long restartPause = firstRestartPause;
+        Backoff transientPauses = new Backoff(FIRST_TRANSIENT_PAUSE_MS, MAX_TRANSIENT_PAUSE_MS);
+        // A cap below the first pause (restart.maxBackoffMs may be 1 s) is every pause.
+        long maxRestartPause = config.restart().maxBackoffMs();
+        Backoff restartPauses = new Backoff(Math.min(FIRST_RESTART_PAUSE_MS, maxRestartPause), maxRestartPause);
         int barrierTried = savepoint == null ? 0 : savepoint.epoch();
         while (true) {
             long started = System.currentTimeMillis();
@@ -148,16 +153,13 @@ public final class WorkerMain {
                 LOG.log(Level.INFO, "worker finished: " + outcome);
                 if (outcome == MicroBatchEngine.Outcome.AT_BARRIER) {
                     LOG.log(Level.INFO, "at the barrier; reporting the seal until replaced");
-                    awaitStop(stop);
+                    awaitUntil(stop::get);
                     return 0;
                 }
                 if (outcome == MicroBatchEngine.Outcome.COMPLETED && options.waitWhenDone()) {
                     LOG.log(Level.INFO, "drained; reporting COMPLETED until stopped (--when-done wait)");
                     int epoch = savepoint == null ? 0 : savepoint.epoch();
-                    while (!stop.get() && barrier.get() <= epoch) {
-                        sleep(200);
-                    }
-                    if (!stop.get()) {
+                    if (awaitBarrierAfter(epoch, barrier, stop)) {
                         continue; // a rescale's barrier: the engine starts again only to seal its checkpoint
                     }
                 }
@@ -170,19 +172,19 @@ public final class WorkerMain {
             } catch (RuntimeException e) {
                 if (System.currentTimeMillis() - started > HEALTHY_RUN_MS) {
                     // A failure after a long healthy run starts the back-off afresh.
-                    transientPause = 1000;
-                    restartPause = firstRestartPause;
+                    transientPauses.reset();
+                    restartPauses.reset();
                 }
                 String cause = e.getMessage() == null ? e.toString() : e.getMessage();
                 if (FailureKind.of(e) == FailureKind.TRANSIENT) {
                     progress.state(EngineState.RETRYING);
                     progress.error(cause);
-                    LOG.log(Level.WARNING, "transient failure, starting again in " + transientPause + " ms: " + cause,
+                    long pauseMs = transientPauses.next();
+                    LOG.log(Level.WARNING, "transient failure, starting again in " + pauseMs + " ms: " + cause,
                             e instanceof OncestreamException ? null : e);
-                    if (!pause(transientPause, stop)) {
+                    if (!pause(pauseMs, stop)) {
                         return 0;
                     }
-                    transientPause = Math.min(transientPause * 2, MAX_TRANSIENT_PAUSE_MS);
                     continue;
                 }
                 progress.state(EngineState.FAILED);
@@ -193,21 +195,18 @@ public final class WorkerMain {
                     return 1;
                 }
                 if (config.restart().onFailure() == RestartMode.BACKOFF) {
-                    progress.error(cause + " (restart.onFailure: Backoff; starting again in " + restartPause / 1000
-                            + " s, at " + java.time.Instant.now().plusMillis(restartPause) + ")");
-                    if (!pause(restartPause, stop)) {
+                    long pauseMs = restartPauses.next();
+                    progress.error(cause + " (restart.onFailure: Backoff; starting again in " + pauseMs / 1000
+                            + " s, at " + java.time.Instant.now().plusMillis(pauseMs) + ")");
+                    if (!pause(pauseMs, stop)) {
                         return 1;
                     }
-                    restartPause = Math.min(restartPause * 2, config.restart().maxBackoffMs());
                     continue;
                 }
                 progress.error(cause);
                 // Failed for good, unless a barrier is asked for that was not tried yet: then the
                 // engine starts once more to reach it (with no open batch it seals at once).
-                while (!stop.get() && barrier.get() <= barrierTried) {
-                    sleep(200);
-                }
-                if (!stop.get()) {
+                if (awaitBarrierAfter(barrierTried, barrier, stop)) {
                     barrierTried = barrier.get();
                     LOG.log(Level.INFO, "a barrier for epoch " + barrierTried + " was asked for: starting the engine again to reach it");
                     continue;
@@ -219,11 +218,12 @@ public final class WorkerMain {
 
     /** Sleeps {@code ms} unless asked to stop first; false if asked. */
     private static boolean pause(long ms, AtomicBoolean stop) {
-        long until = System.currentTimeMillis() + ms;
-        while (!stop.get() && System.currentTimeMillis() < until) {
-            sleep(Math.min(200, Math.max(1, until - System.currentTimeMillis())));
+        try {
+            Pause.sleep(ms, stop::get);
+            return true;
+        } catch (StopRequestedException e) {
+            return false;
         }
-        return !stop.get();
     }
 
     private static MicroBatchEngine.Outcome runEngine(JobConfig config, WorkerOptions options, Savepoint savepoint,
@@ -248,17 +248,23 @@ public final class WorkerMain {
         }
     }
 
-    private static void awaitStop(AtomicBoolean stop) {
-        while (!stop.get()) {
-            sleep(200);
-        }
+    /**
+     * Waits, its engine stopped, until a barrier for an epoch after {@code epoch} is asked for
+     * (true) or a stop is (false; a stop wins when both are).
+     */
+    private static boolean awaitBarrierAfter(int epoch, AtomicInteger barrier, AtomicBoolean stop) {
+        awaitUntil(() -> stop.get() || barrier.get() > epoch);
+        return !stop.get();
     }
 
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /** Returns once {@code done} holds, looking every 200 ms. */
+    private static void awaitUntil(BooleanSupplier done) {
+        while (!done.getAsBoolean()) {
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }
