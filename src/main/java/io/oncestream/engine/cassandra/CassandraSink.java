@@ -79,25 +79,34 @@ public final class CassandraSink implements RowSink {
     private final int deadLetterMaxValueBytes;
     private final BooleanSupplier stopRequested;
 
-    private CassandraSink(CqlSession session, String tableName, List<ColumnMetadata> columns, List<String> partitionKey,
-            List<ColumnMetadata> primaryKeyColumns, PreparedStatement insert, PreparedStatement delete,
-            PreparedStatement deadLetterInsert, JobConfig config, BooleanSupplier stopRequested) {
+    /**
+     * The job's table as {@link #open} checked and prepared it: its name as CQL, the mapped
+     * columns in the job's order, its partition key (internal names, in order) and primary key,
+     * and the statements of an upsert and a delete.
+     */
+    private record PreparedTable(String name, List<ColumnMetadata> columns, List<String> partitionKey,
+            List<ColumnMetadata> primaryKey, PreparedStatement insert, PreparedStatement delete) {
+    }
+
+    /** @param deadLetterInsert null unless the job has a dead-letter table */
+    private CassandraSink(CqlSession session, PreparedTable table, PreparedStatement deadLetterInsert, JobConfig config,
+            BooleanSupplier stopRequested) {
         this.session = session;
-        this.tableName = tableName;
-        this.columns = columns;
+        this.tableName = table.name();
+        this.columns = table.columns();
         this.codecs = codecs(session, columns);
         this.primaryKey = new boolean[columns.size()];
         this.names = new String[columns.size()];
         for (int i = 0; i < columns.size(); i++) {
-            primaryKey[i] = primaryKeyColumns.contains(columns.get(i));
+            primaryKey[i] = table.primaryKey().contains(columns.get(i));
             names[i] = columns.get(i).getName().asInternal();
         }
         // In the table's partition-key order, as a delete's key is built (every one is mapped: checked in open).
-        this.partitionIndexes = partitionKey.stream().mapToInt(k -> Arrays.asList(names).indexOf(k)).toArray();
-        this.deletePartitionIndexes = IntStream.range(0, partitionKey.size()).toArray();
-        this.insert = insert;
-        this.delete = delete;
-        this.primaryKeyColumns = List.copyOf(primaryKeyColumns);
+        this.partitionIndexes = table.partitionKey().stream().mapToInt(k -> Arrays.asList(names).indexOf(k)).toArray();
+        this.deletePartitionIndexes = IntStream.range(0, table.partitionKey().size()).toArray();
+        this.insert = table.insert();
+        this.delete = table.delete();
+        this.primaryKeyColumns = List.copyOf(table.primaryKey());
         this.deadLetterInsert = deadLetterInsert;
         this.maxInFlight = config.sink().maxInFlight();
         this.maxBatchRows = config.sink().maxBatchRows();
@@ -149,8 +158,9 @@ public final class CassandraSink implements RowSink {
         if (config.deadLetter().mode() == DeadLetterMode.TABLE) {
             deadLetter = session.prepare(SinkTables.deadLetterInsert(session, sink.keyspace(), config.deadLetter().table()));
         }
-        return new CassandraSink(session, name, columns, partitionKey, table.getPrimaryKey(), session.prepare(insert),
-                session.prepare(delete), deadLetter, config, stopRequested);
+        PreparedTable prepared = new PreparedTable(name, columns, partitionKey, table.getPrimaryKey(), session.prepare(insert),
+                session.prepare(delete));
+        return new CassandraSink(session, prepared, deadLetter, config, stopRequested);
     }
 
     @Override
