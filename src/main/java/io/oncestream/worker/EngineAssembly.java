@@ -81,57 +81,94 @@ public final class EngineAssembly implements AutoCloseable {
         }
     }
 
+    /** Which worker of which job the engine is: the job's configuration and the worker's index in it. */
+    public record Worker(JobConfig config, int index) {
+
+        /** What this worker's checkpoint must have been made for. */
+        CheckpointMetadata checkpointMetadata() {
+            return new CheckpointMetadata(CheckpointMetadata.FORMAT, config.jobId(), config.source().topics(),
+                    config.parallelism(), index);
+        }
+    }
+
+    /**
+     * How the worker process steers and watches the engine: the progress it serves, whether to
+     * stop at the next safe point, and the epoch a barrier was asked for (0 while none was).
+     */
+    public record Steering(ProgressTracker progress, BooleanSupplier stopRequested, IntSupplier barrier) {
+    }
+
+    /** The user and password the sink connects with; a null user for no authentication. */
+    public record CassandraLogin(String username, String password) {
+
+        @Override
+        public String toString() {
+            return "CassandraLogin[username=" + username + ", password=" + (password == null ? null : "(hidden)") + "]";
+        }
+    }
+
+    /**
+     * What the assembly holds before it builds the engine, and closes: the checkpoint, opened and
+     * locked, and the CQL session, closed only when {@code ownsSession}.
+     */
+    private record Held(Checkpoint checkpoint, CqlSession session, boolean ownsSession) {
+
+        CqlSession ownSession() {
+            return ownsSession ? session : null;
+        }
+    }
+
     private final Checkpoint checkpoint;
     private final CqlSession ownSession;
     private final KafkaRecordSource source;
     private final CassandraSink sink;
     private final MicroBatchEngine engine;
 
-    /** The engine on {@code session}, which stays the caller's (the benchmark shares one). */
-    public EngineAssembly(JobConfig config, int workerIndex, Path checkpointDir, CqlSession session, ProgressTracker progress,
-            BooleanSupplier stopRequested, Options options) {
-        this(config, workerIndex, Checkpoint.open(checkpointDir, metadata(config, workerIndex), options.files()), session, false,
-                () -> RecordTransformer.compile(config), progress, stopRequested, options);
+    /**
+     * The engine of a job's first epoch on {@code session}, which stays the caller's (the
+     * benchmark shares one).
+     */
+    public EngineAssembly(Worker worker, Path checkpointDir, CqlSession session, Steering steering, Options options) {
+        this(worker, null, new Held(Checkpoint.open(checkpointDir, worker.checkpointMetadata(), options.files()), session, false),
+                () -> RecordTransformer.compile(worker.config()), steering, options);
     }
 
-    private EngineAssembly(JobConfig config, int workerIndex, Checkpoint checkpoint, CqlSession session, boolean ownsSession,
-            Supplier<RecordTransformer> compiled, ProgressTracker progress, BooleanSupplier stopRequested, Options options) {
-        this(config, workerIndex, checkpoint, session, ownsSession, compiled, progress, stopRequested, options, null, () -> 0);
-    }
-
-    private EngineAssembly(JobConfig config, int workerIndex, Checkpoint checkpoint, CqlSession session, boolean ownsSession,
-            Supplier<RecordTransformer> compiled, ProgressTracker progress, BooleanSupplier stopRequested, Options options,
-            Savepoint savepoint, IntSupplier barrier) {
+    /** @param savepoint what the worker's epoch starts from, or null for the job's first epoch */
+    private EngineAssembly(Worker worker, Savepoint savepoint, Held held, Supplier<RecordTransformer> compiled,
+            Steering steering, Options options) {
+        JobConfig config = worker.config();
+        Checkpoint checkpoint = held.checkpoint();
+        BooleanSupplier stopRequested = steering.stopRequested();
         KafkaRecordSource openedSource = null;
         CassandraSink openedSink = null;
         // Everything that can fail is inside: a worker that starts again after a transient failure
         // must find the checkpoint's lock, the session and the consumer released.
         try {
             RecordTransformer transformer = compiled.get();
-            PartitionAssignment assignment = new PartitionAssignment(config.source().topics(), config.parallelism(), workerIndex);
+            PartitionAssignment assignment = new PartitionAssignment(config.source().topics(), config.parallelism(), worker.index());
             // The job and the table it writes: a checkpoint started over for another table (its volumes
             // deleted to accept the change) must not go on from the group's points of the old one.
             String instance = options.jobInstance() == null ? null
                     : options.jobInstance() + "/" + config.sink().keyspace() + "." + config.sink().table();
             openedSource = new KafkaRecordSource(config.source(), assignment, stopRequested, instance);
-            openedSink = CassandraSink.open(session, config, stopRequested);
+            openedSink = CassandraSink.open(held.session(), config, stopRequested);
             // Worker 0 of an epoch carries on the job's counts of the epochs before it.
             Epoch epoch = new Epoch(savepoint == null ? 0 : savepoint.epoch(),
-                    savepoint == null ? null : assignment.seed(savepoint), barrier,
-                    savepoint == null || workerIndex != 0 ? null : savepoint.totals());
+                    savepoint == null ? null : assignment.seed(savepoint), steering.barrier(),
+                    savepoint == null || worker.index() != 0 ? null : savepoint.totals());
             this.engine = new MicroBatchEngine(config, checkpoint,
                     new Pipeline(openedSource, transformer, options.sinkWrapper().apply(openedSink)),
-                    new Controls(options.hooks(), progress, stopRequested, System::currentTimeMillis), epoch);
+                    new Controls(options.hooks(), steering.progress(), stopRequested, System::currentTimeMillis), epoch);
         } catch (RuntimeException e) {
             closeQuietly(openedSink, e);
             closeQuietly(openedSource, e);
-            closeQuietly(ownsSession ? session : null, e);
+            closeQuietly(held.ownSession(), e);
             closeQuietly(checkpoint, e);
             throw e;
         }
         this.sink = openedSink;
         this.checkpoint = checkpoint;
-        this.ownSession = ownsSession ? session : null;
+        this.ownSession = held.ownSession();
         this.source = openedSource;
     }
 
@@ -144,16 +181,18 @@ public final class EngineAssembly implements AutoCloseable {
      * checkpoint already sealed at a barrier is reported and nothing connects.
      *
      * @param savepoint the savepoint the worker's epoch starts from, or null for the job's first epoch
-     * @param barrier   the epoch a barrier was requested for, 0 while none was
+     * @param cassandra the sink's credentials, from the worker's environment
      * @throws io.oncestream.engine.StopRequestedException if asked to stop before Cassandra answered
      * @throws Sealed if the checkpoint is sealed
      */
-    public static EngineAssembly connect(JobConfig config, int workerIndex, Path volume, Savepoint savepoint,
-            IntSupplier barrier, String cassandraUsername, String cassandraPassword, ProgressTracker progress,
-            BooleanSupplier stopRequested, Options options) {
+    public static EngineAssembly connect(Worker worker, Path volume, Savepoint savepoint, CassandraLogin cassandra,
+            Steering steering, Options options) {
+        JobConfig config = worker.config();
+        ProgressTracker progress = steering.progress();
+        BooleanSupplier stopRequested = steering.stopRequested();
         progress.epoch(savepoint == null ? 0 : savepoint.epoch());
         Path checkpointDir = CheckpointEpochs.check(volume, savepoint == null ? 0 : savepoint.epoch());
-        Checkpoint checkpoint = CheckpointLockWait.open(checkpointDir, metadata(config, workerIndex), savepoint, options.files(),
+        Checkpoint checkpoint = CheckpointLockWait.open(checkpointDir, worker.checkpointMetadata(), savepoint, options.files(),
                 options.lockWait(), progress, stopRequested);
         java.util.Optional<CheckpointSeal> seal = checkpoint.seal();
         if (seal.isPresent()) {
@@ -171,7 +210,7 @@ public final class EngineAssembly implements AutoCloseable {
         CqlSession session;
         try {
             MicroBatchEngine.reportRecovered(checkpoint, progress);
-            session = CassandraSessions.connect(config.sink(), cassandraUsername, cassandraPassword, stopRequested, e -> {
+            session = CassandraSessions.connect(config.sink(), cassandra.username(), cassandra.password(), stopRequested, e -> {
                 progress.sinkAvailable(false);
                 progress.state(EngineState.WAITING_FOR_SINK);
                 progress.error("Cassandra: " + e.getMessage());
@@ -185,8 +224,8 @@ public final class EngineAssembly implements AutoCloseable {
             closeQuietly(checkpoint, e);
             throw e;
         }
-        return new EngineAssembly(config, workerIndex, checkpoint, session, true, () -> joined(compiling), progress, stopRequested,
-                options, savepoint, barrier);
+        return new EngineAssembly(worker, savepoint, new Held(checkpoint, session, true), () -> joined(compiling), steering,
+                options);
     }
 
     /** The checkpoint was sealed at a barrier: the worker only reports it until it is replaced. */
@@ -216,11 +255,6 @@ public final class EngineAssembly implements AutoCloseable {
             }
             throw e;
         }
-    }
-
-    private static CheckpointMetadata metadata(JobConfig config, int workerIndex) {
-        return new CheckpointMetadata(CheckpointMetadata.FORMAT, config.jobId(), config.source().topics(), config.parallelism(),
-                workerIndex);
     }
 
     /** Runs batches until the job completes, is stopped, or fails (then throws). */

@@ -234,9 +234,9 @@ public final class WorkerMain {
                 .withJobInstance(System.getenv("ONCESTREAM_JOB_UID"));
         EngineAssembly engine;
         try {
-            engine = EngineAssembly.connect(config, options.workerIndex(), options.checkpoint(), savepoint, barrier::get,
-                    System.getenv("CASSANDRA_USERNAME"),
-                    System.getenv("CASSANDRA_PASSWORD"), progress, stop::get, production);
+            engine = EngineAssembly.connect(new EngineAssembly.Worker(config, options.workerIndex()), options.checkpoint(), savepoint,
+                    new EngineAssembly.CassandraLogin(System.getenv("CASSANDRA_USERNAME"), System.getenv("CASSANDRA_PASSWORD")),
+                    new EngineAssembly.Steering(progress, stop::get, barrier::get), production);
         } catch (StopRequestedException e) {
             progress.state(EngineState.STOPPED);
             return MicroBatchEngine.Outcome.STOPPED;

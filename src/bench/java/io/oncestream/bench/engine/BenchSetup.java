@@ -228,7 +228,8 @@ final class BenchSetup implements AutoCloseable {
             EngineAssembly.Options options = EngineAssembly.Options.production()
                     .withFiles(fsync ? DurableFiles.synced() : DurableFiles.unsyncedForBenchmark())
                     .withSinkWrapper(measuring);
-            engine = new EngineAssembly(config, 0, dir, session, progress, stop::get, options);
+            engine = new EngineAssembly(new EngineAssembly.Worker(config, 0), dir, session,
+                    new EngineAssembly.Steering(progress, stop::get, () -> 0), options);
         }
 
         @Override
