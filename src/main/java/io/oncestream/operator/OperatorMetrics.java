@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 import jakarta.inject.Singleton;
@@ -185,13 +186,9 @@ public class OperatorMetrics {
         jobPhase.register(phases, true);
     }
 
-    /** Times one reconciliation. */
-    Timer.Sample startReconcile() {
-        return Timer.start();
-    }
-
-    void reconcileDone(Timer.Sample sample) {
-        sample.stop(reconcileDuration);
+    /** Runs one reconciliation and records how long it took, whether it returned or threw. */
+    <T> T timed(Supplier<T> reconciliation) {
+        return reconcileDuration.record(reconciliation);
     }
 
     void reconcileFailed() {
@@ -202,7 +199,7 @@ public class OperatorMetrics {
         return cache == null ? 0 : cache.list().filter(j -> j.getStatus() != null && j.getStatus().phase == phase).count();
     }
 
-    /** The SDK's cache of StreamJobs, which the per-phase gauge counts. */
+    /** The SDK's cache of StreamJobs, which the per-phase gauge counts; the first one given is kept. */
     void watch(IndexedResourceCache<StreamJob> cache) {
         jobs.compareAndSet(null, cache);
     }

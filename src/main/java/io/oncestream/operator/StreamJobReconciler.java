@@ -109,6 +109,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
 
     @Override
     public List<EventSource<?, StreamJob>> prepareEventSources(EventSourceContext<StreamJob> context) {
+        metrics.watch(context.getPrimaryCache()); // the same cache a reconcile's context reads: the jobs counted by phase
         // Worker pods: their readiness and IPs decide what is polled, and their changes trigger a reconcile.
         InformerEventSourceConfiguration<Pod> pods = InformerEventSourceConfiguration.from(Pod.class, StreamJob.class)
                 .withName("worker-pods")
@@ -138,32 +139,21 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     }
 
     /**
-     * One pass of the protocol: check the spec, refuse what the checkpoints cannot follow, apply
-     * the workers, poll them, and patch the status if it changed.
+     * One pass of the protocol, timed: check the spec and refuse what the checkpoints cannot
+     * follow, apply the workers, poll them, project the status and publish it if it changed.
      */
     @Override
     public UpdateControl<StreamJob> reconcile(StreamJob job, Context<StreamJob> context) {
-        io.micrometer.core.instrument.Timer.Sample timing = metrics.startReconcile();
-        try {
-            return reconcileTimed(job, context);
-        } finally {
-            metrics.reconcileDone(timing);
-        }
-    }
-
-    private UpdateControl<StreamJob> reconcileTimed(StreamJob job, Context<StreamJob> context) {
-        metrics.watch(context.getPrimaryCache());
-        Desired desired = validate(job, context);
-        Applying applying = apply(job, desired, context);
-        if (applying.drained()) {
-            watch.forget(ResourceID.fromResource(job));
-            metrics.reconciled(false, false);
-            return UpdateControl.noUpdate();
-        }
-        Observed observed = observe(job, desired, applying, context);
-        StreamJobStatus projected = project(job, desired, applying, observed);
-        metrics.job(jobId(job), projected, workerRestarts(context));
-        return reschedule(patchIfChanged(job, projected, desired.refusal() != null), desired, applying, observed, projected);
+        return metrics.timed(() -> {
+            Desired desired = validate(job, context);
+            Applying applying = apply(job, desired, context);
+            if (applying.drained()) {
+                return publishDrained(job);
+            }
+            Observed observed = observe(job, desired, applying, context);
+            StreamJobStatus projected = project(job, desired, applying, observed);
+            return reschedule(publish(job, projected, desired.refusal() != null, context), desired, applying, observed, projected);
+        });
     }
 
     /**
@@ -352,8 +342,12 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         return StreamJobResources.jobId(job.getMetadata().getNamespace(), job.getMetadata().getName());
     }
 
-    /** A status patch and the events of the phase changes when the projection differs; otherwise nothing. */
-    private UpdateControl<StreamJob> patchIfChanged(StreamJob job, StreamJobStatus projected, boolean refused) {
+    /**
+     * Publishes the projection: the job's figures to the metrics, then, when it differs from the
+     * stored status, a status patch and the events of the phase changes; otherwise nothing.
+     */
+    private UpdateControl<StreamJob> publish(StreamJob job, StreamJobStatus projected, boolean refused, Context<StreamJob> context) {
+        metrics.job(jobId(job), projected, workerRestarts(context));
         StreamJobStatus previous = job.getStatus();
         boolean changed = StatusChanges.differ(previous, projected);
         metrics.reconciled(changed, refused);
@@ -365,6 +359,16 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 e.reason(), e.message()));
         events.record(job, changes);
         return UpdateControl.patchStatus(statusPatch(job, projected));
+    }
+
+    /**
+     * A drained job's publish step: its workers are stopped and no longer polled, and its status
+     * (Completed) stays as it is, so nothing is patched and its figures stay as they were.
+     */
+    private UpdateControl<StreamJob> publishDrained(StreamJob job) {
+        watch.forget(ResourceID.fromResource(job));
+        metrics.reconciled(false, false);
+        return UpdateControl.noUpdate();
     }
 
     /**
