@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 import jakarta.inject.Singleton;
@@ -44,6 +45,13 @@ public class OperatorMetrics {
     private final Counter pollsAnswered;
     private final Counter pollsFailed;
     private final Counter refusals;
+    /** The SDK's cache of StreamJobs, given when the event sources are prepared. */
+    private final AtomicReference<IndexedResourceCache<StreamJob>> primaryCache = new AtomicReference<>();
+    /**
+     * That cache once this replica has begun to reconcile, which the per-phase gauge counts: a
+     * standby's cache is filled too (the SDK starts the informers of every replica), but a
+     * standby reconciles nothing and reports no jobs by phase.
+     */
     private final AtomicReference<IndexedResourceCache<StreamJob>> jobs = new AtomicReference<>();
     private final AtomicReference<IntSupplier> reconciledJobs = new AtomicReference<>(() -> 0);
     private final AtomicReference<IntSupplier> polledJobs = new AtomicReference<>(() -> 0);
@@ -185,13 +193,13 @@ public class OperatorMetrics {
         jobPhase.register(phases, true);
     }
 
-    /** Times one reconciliation. */
-    Timer.Sample startReconcile() {
-        return Timer.start();
-    }
-
-    void reconcileDone(Timer.Sample sample) {
-        sample.stop(reconcileDuration);
+    /**
+     * Runs one reconciliation and records how long it took, whether it returned or threw. From
+     * the first one on, the per-phase gauge counts the jobs in the cache.
+     */
+    <T> T timed(Supplier<T> reconciliation) {
+        jobs.compareAndSet(null, primaryCache.get());
+        return reconcileDuration.record(reconciliation);
     }
 
     void reconcileFailed() {
@@ -202,9 +210,9 @@ public class OperatorMetrics {
         return cache == null ? 0 : cache.list().filter(j -> j.getStatus() != null && j.getStatus().phase == phase).count();
     }
 
-    /** The SDK's cache of StreamJobs, which the per-phase gauge counts. */
+    /** The SDK's cache of StreamJobs, which the per-phase gauge counts once this replica reconciles; the first one given is kept. */
     void watch(IndexedResourceCache<StreamJob> cache) {
-        jobs.compareAndSet(null, cache);
+        primaryCache.compareAndSet(null, cache);
     }
 
     /** The number of distinct existing StreamJobs reconciled since start, which the gauge reports. */

@@ -3,7 +3,6 @@ package io.oncestream.operator;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,7 +18,6 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -34,37 +32,35 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 
-import io.oncestream.api.ConditionReason;
-import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
-import io.oncestream.contract.CheckpointSeal;
-import io.oncestream.contract.EngineState;
 import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.engine.config.JobConfig;
-import io.oncestream.engine.config.JobConfigs;
 import io.oncestream.operator.cache.CachedObjects;
+import io.oncestream.operator.handoff.Applied;
+import io.oncestream.operator.handoff.Handoff;
+import io.oncestream.operator.handoff.Handoffs;
+import io.oncestream.operator.model.Autoscaler;
 import io.oncestream.operator.model.CheckedSpecs;
 import io.oncestream.operator.model.SpecValidator;
-import io.oncestream.operator.model.Savepoints;
 import io.oncestream.operator.model.WorkerSettings;
 import io.oncestream.operator.progress.Barriers;
 import io.oncestream.operator.progress.ProgressPoller;
 import io.oncestream.operator.progress.WorkerPods;
-import io.oncestream.operator.model.Autoscaler;
 import io.oncestream.operator.status.PhaseEvents;
 import io.oncestream.operator.status.ReconcileFailures;
-import io.oncestream.operator.status.StatusChanges;
 import io.oncestream.operator.status.Rescale;
+import io.oncestream.operator.status.StatusChanges;
 import io.oncestream.operator.status.StatusProjection;
 import io.oncestream.operator.status.WorkerProgress;
 
 /**
  * Reconciles a StreamJob: checks the spec (CEL compiled, fields mapped), refuses changes its
  * checkpoints cannot follow, applies the ConfigMap, headless Service and StatefulSet with
- * server-side apply (only when they differ), then projects the status from the worker pods
- * and their {@code /progress}, patching it only when it changed. The workflow is invoked
+ * server-side apply (only when they differ; a change on running workers goes through the
+ * hand-off of {@link Handoffs}), then projects the status from the worker pods and their
+ * {@code /progress}, patching it only when it changed. The workflow is invoked
  * explicitly: an invalid or refused spec leaves existing workers exactly as they are.
  */
 @ControllerConfiguration(name = StreamJobReconciler.NAME, informer = @Informer(itemStore = CachedObjects.StreamJobs.class,
@@ -83,11 +79,10 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
 
     private final WorkerSettings settings;
     private final ProgressPoller poller;
-    private final Barriers barriers;
-    private final KubernetesClient client;
     private final ProgressWatch watch;
     private final Duration pollInterval;
     private final JobEvents events;
+    private final Handoffs handoffs;
     private final OperatorMetrics metrics;
     private final io.oncestream.operator.progress.OperatorLag operatorLag = new io.oncestream.operator.progress.OperatorLag();
     private final CheckedSpecs specs = new CheckedSpecs(SpecValidator::check);
@@ -97,11 +92,10 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         this.settings = new WorkerSettings(config.workerImage(), config.workerImagePullPolicy(),
                 config.workerTerminationGraceSeconds());
         this.poller = new ProgressPoller(config.pollTimeout());
-        this.barriers = new Barriers(config.pollTimeout());
-        this.client = client;
         this.watch = new ProgressWatch(poller, config.pollInterval(), metrics);
         this.pollInterval = config.pollInterval();
         this.events = new JobEvents(client);
+        this.handoffs = new Handoffs(client, poller, new Barriers(config.pollTimeout()), events::record);
         metrics.countReconciledJobs(specs::size);
         metrics.countPolledJobs(watch::watchedJobs);
         metrics.countPendingJobs(watch::pendingJobs);
@@ -109,6 +103,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
 
     @Override
     public List<EventSource<?, StreamJob>> prepareEventSources(EventSourceContext<StreamJob> context) {
+        metrics.watch(context.getPrimaryCache()); // the same cache a reconcile's context reads: the jobs counted by phase
         // Worker pods: their readiness and IPs decide what is polled, and their changes trigger a reconcile.
         InformerEventSourceConfiguration<Pod> pods = InformerEventSourceConfiguration.from(Pod.class, StreamJob.class)
                 .withName("worker-pods")
@@ -138,32 +133,21 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     }
 
     /**
-     * One pass of the protocol: check the spec, refuse what the checkpoints cannot follow, apply
-     * the workers, poll them, and patch the status if it changed.
+     * One pass of the protocol, timed: check the spec and refuse what the checkpoints cannot
+     * follow, apply the workers, poll them, project the status and publish it if it changed.
      */
     @Override
     public UpdateControl<StreamJob> reconcile(StreamJob job, Context<StreamJob> context) {
-        io.micrometer.core.instrument.Timer.Sample timing = metrics.startReconcile();
-        try {
-            return reconcileTimed(job, context);
-        } finally {
-            metrics.reconcileDone(timing);
-        }
-    }
-
-    private UpdateControl<StreamJob> reconcileTimed(StreamJob job, Context<StreamJob> context) {
-        metrics.watch(context.getPrimaryCache());
-        Desired desired = validate(job, context);
-        Applying applying = apply(job, desired, context);
-        if (applying.drained()) {
-            watch.forget(ResourceID.fromResource(job));
-            metrics.reconciled(false, false);
-            return UpdateControl.noUpdate();
-        }
-        Observed observed = observe(job, desired, applying, context);
-        StreamJobStatus projected = project(job, desired, applying, observed);
-        metrics.job(jobId(job), projected, workerRestarts(context));
-        return reschedule(patchIfChanged(job, projected, desired.refusal() != null), desired, applying, observed, projected);
+        return metrics.timed(() -> {
+            Desired desired = validate(job, context);
+            Applying applying = apply(job, desired, context);
+            if (applying.drained()) {
+                return publishDrained(job);
+            }
+            Observed observed = observe(job, desired, applying, context);
+            StreamJobStatus projected = project(job, desired, applying, observed);
+            return reschedule(publish(job, projected, desired.refusal() != null, context), desired, applying, observed, projected);
+        });
     }
 
     /**
@@ -190,7 +174,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
 
     private Desired validate(StreamJob job, Context<StreamJob> context) {
         CheckedSpecs.Checked spec = checkSpec(job, context);
-        Applied applied = applied(job, context);
+        Applied applied = Applied.of(job, context.getSecondaryResource(ConfigMap.class));
         JobConfig config = spec.config();
         Autoscaler.Decision scaling = null;
         if (config != null && job.getSpec().autoscaling != null) {
@@ -209,7 +193,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             return new Applying(Handoff.NONE, runningReplicas(context), false);
         }
         Applied applied = desired.applied();
-        Handoff handoff = handoff(job, desired.config(), applied, context);
+        Handoff handoff = handoffs.decide(job, desired.config(), applied, context);
         if (handoff.waiting()) {
             // Stopping at the barrier: the workers keep the configuration they run (started
             // again if an availableNow job had stopped them: they seal at once).
@@ -219,7 +203,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         boolean drained = drained(job, desired.config());
         applyWorkers(handoff.config(), handoff.savepoint(), drained, context);
         if (handoff.rescale() != null) {
-            deleteParkedWorkers(job, handoff.savepoint(), context); // after the new shape is applied
+            handoffs.deleteParkedWorkers(job, handoff.savepoint(), context); // after the new shape is applied
         }
         return new Applying(handoff, Boolean.TRUE.equals(job.getSpec().suspend) ? 0 : handoff.config().parallelism(), drained);
     }
@@ -235,11 +219,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         Handoff handoff = applying.handoff();
         Integer epoch = handoff.savepoint() != null ? Integer.valueOf(handoff.savepoint().epoch())
                 : applied.config() == null ? null : Integer.valueOf(applied.epoch());
-        Rescale rescale = handoff.rescale() != null ? handoff.rescale() : rescaleAfterStart(job, applied, polled);
-        if (rescale != null && rescale.stage() == Rescale.Stage.STARTING && handoff.rescale() == null && applied.savepoint() != null) {
-            deleteParked(job, applied.savepoint(), polled.workers()); // a pod recreated from the old revision parks: replace it
-        }
-        rememberSeals(job, applied, polled);
+        Rescale rescale = handoffs.observe(job, handoff, applied, polled.workers());
         boolean operatorReadsLag = lagWanted(job, desired.config(), polled);
         return new Observed(polled, epoch, rescale, operatorReadsLag,
                 operatorReadsLag ? operatorLag(job, desired.config()) : null);
@@ -263,7 +243,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             // brings the job back; the next reconcile, which reads this status, stops them.
             control.rescheduleAfter(pollInterval);
         } else if (applying.handoff().waiting()) {
-            control.rescheduleAfter(BARRIER_POLL); // the barrier is asked for and checked until every worker sealed
+            control.rescheduleAfter(Handoffs.BARRIER_POLL); // the barrier is asked for and checked until every worker sealed
         } else if (observed.operatorReadsLag() || (desired.scaling() != null && desired.scaling().watching())) {
             // No worker answers or reaches Kafka (the operator's own reading of the lag goes on),
             // or an autoscaler window is open: looked at again without waiting for a change.
@@ -352,8 +332,12 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         return StreamJobResources.jobId(job.getMetadata().getNamespace(), job.getMetadata().getName());
     }
 
-    /** A status patch and the events of the phase changes when the projection differs; otherwise nothing. */
-    private UpdateControl<StreamJob> patchIfChanged(StreamJob job, StreamJobStatus projected, boolean refused) {
+    /**
+     * Publishes the projection: the job's figures to the metrics, then, when it differs from the
+     * stored status, a status patch and the events of the phase changes; otherwise nothing.
+     */
+    private UpdateControl<StreamJob> publish(StreamJob job, StreamJobStatus projected, boolean refused, Context<StreamJob> context) {
+        metrics.job(jobId(job), projected, workerRestarts(context));
         StreamJobStatus previous = job.getStatus();
         boolean changed = StatusChanges.differ(previous, projected);
         metrics.reconciled(changed, refused);
@@ -365,6 +349,16 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 e.reason(), e.message()));
         events.record(job, changes);
         return UpdateControl.patchStatus(statusPatch(job, projected));
+    }
+
+    /**
+     * A drained job's publish step: its workers are stopped and no longer polled, and its status
+     * (Completed) stays as it is, so nothing is patched and its figures stay as they were.
+     */
+    private UpdateControl<StreamJob> publishDrained(StreamJob job) {
+        watch.forget(ResourceID.fromResource(job));
+        metrics.reconciled(false, false);
+        return UpdateControl.noUpdate();
     }
 
     /**
@@ -396,214 +390,9 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         return patch;
     }
 
-    /** The configuration the workers run (from the applied ConfigMap) and the savepoint of their epoch; nulls if none. */
-    private record Applied(JobConfig config, Savepoint savepoint) {
-        static final Applied NONE = new Applied(null, null);
-
-        int epoch() {
-            return savepoint == null ? 0 : savepoint.epoch();
-        }
-    }
-
-    private static Applied applied(StreamJob job, Context<StreamJob> context) {
-        Optional<ConfigMap> applied = context.getSecondaryResource(ConfigMap.class);
-        if (applied.isEmpty() || applied.get().getData() == null
-                || applied.get().getData().get(StreamJobResources.CONFIG_KEY) == null) {
-            return Applied.NONE;
-        }
-        try {
-            return new Applied(JobConfigs.parse(applied.get().getData().get(StreamJobResources.CONFIG_KEY)),
-                    Savepoints.of(applied.get()));
-        } catch (RuntimeException e) {
-            LOG.warnf("%s/%s: the applied ConfigMap does not parse (%s); it will be replaced",
-                    job.getMetadata().getNamespace(), job.getMetadata().getName(), e.getMessage());
-            return Applied.NONE;
-        }
-    }
-
     /** A change of topics or table under existing checkpoints, or of parallelism where no rescale can run, compared with the applied ConfigMap. */
     private static Optional<String> refusal(StreamJob job, JobConfig desired, Applied applied, Context<StreamJob> context) {
         return SpecValidator.refusal(job, desired, applied.config(),
                 applied.config() != null && !context.getSecondaryResources(PersistentVolumeClaim.class).isEmpty());
-    }
-
-    /**
-     * Engine states of a worker that has planned in its epoch (it knows its partitions): a
-     * rescale is complete when every new worker is in one of them.
-     */
-    private static final Set<EngineState> RUNNING = java.util.EnumSet.of(EngineState.READING, EngineState.WRITING,
-            EngineState.COMMITTING, EngineState.IDLE, EngineState.COMPLETED);
-
-    /** How often a rescale's barrier is checked while workers finish their batches. */
-    private static final Duration BARRIER_POLL = Duration.ofSeconds(1);
-
-    /**
-     * What a reconcile applies: the spec's configuration with the savepoint of the workers'
-     * epoch; during a rescale's barrier, nothing ({@link #waiting}); once its savepoint is
-     * taken, the new shape with the new savepoint.
-     */
-    private record Handoff(JobConfig config, Savepoint savepoint, Rescale rescale, boolean waiting) {
-        static final Handoff NONE = new Handoff(null, null, null, false);
-    }
-
-    /**
-     * The hand-off's operator side (docs/protocol.md §11). A job whose applied configuration
-     * differs from its spec, with checkpoints and not suspended, goes to a new epoch: every
-     * worker is asked to stop at a batch boundary and seal its checkpoint; once all sealed,
-     * their seals become the next epoch's savepoint, kept in an immutable ConfigMap before
-     * anything is scaled; then the new configuration and shape are applied with it. So every
-     * batch is judged by one configuration, and a new parallelism takes the partitions over
-     * exactly. Every step is found again from what the API server and the workers hold, so an
-     * operator that restarts anywhere goes on. A change that keeps the parallelism is applied
-     * directly, as a rolling restart, when some worker cannot stop at a barrier (not running, or
-     * failed: the change may be its fix) and none has sealed yet.
-     */
-    private Handoff handoff(StreamJob job, JobConfig desired, Applied applied, Context<StreamJob> context) {
-        if (context.getSecondaryResources(PersistentVolumeClaim.class).isEmpty()) {
-            // No checkpoints (a new job, or its volumes deleted to start over): no epoch to go on from.
-            return new Handoff(desired, null, null, false);
-        }
-        Handoff direct = new Handoff(desired, applied.savepoint(), null, false);
-        if (applied.config() == null || Boolean.TRUE.equals(job.getSpec().suspend)) {
-            return direct;
-        }
-        boolean reshape = applied.config().parallelism() != desired.parallelism();
-        boolean reconfigure = !JobConfigs.toJson(applied.config()).equals(JobConfigs.toJson(desired));
-        if (!reshape && !reconfigure && !barrierUnderway(job, applied) && !sealsSeen.contains(ResourceID.fromResource(job))) {
-            return direct;
-        }
-        int next = applied.epoch() + 1;
-        int from = applied.config().parallelism();
-        Savepoint taken = takenSavepoint(job, next);
-        if (taken == null) {
-            List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(), from,
-                    context.getSecondaryResources(Pod.class));
-            List<StatusProjection.Worker> workers = poller.poll(jobId(job), expected);
-            List<CheckpointSeal> seals = new ArrayList<>();
-            List<WorkerPods.Expected> unsealed = new ArrayList<>();
-            List<String> waiting = new ArrayList<>();
-            boolean allRunning = true;
-            for (int i = 0; i < from; i++) {
-                StatusProjection.Worker w = workers.get(i);
-                WorkerProgress p = w.progress();
-                if (p != null && p.barrier() != null && p.barrier().nextEpoch() == next) {
-                    seals.add(p.barrier());
-                    continue;
-                }
-                unsealed.add(expected.get(i));
-                allRunning &= p != null && !p.is(EngineState.FAILED);
-                waiting.add(w.podName() + " " + (p == null ? w.unreachable() : p.state()
-                        + (p.lastError() == null ? "" : ": " + p.lastError())));
-            }
-            if (!reshape && seals.isEmpty() && !allRunning) {
-                return direct;
-            }
-            if (!unsealed.isEmpty()) {
-                List<String> failures = barriers.request(unsealed, next);
-                if (!failures.isEmpty()) {
-                    LOG.infof("%s/%s: barrier for epoch %d not taken yet by %s", job.getMetadata().getNamespace(),
-                            job.getMetadata().getName(), next, failures);
-                }
-                return new Handoff(null, null, new Rescale(Rescale.Stage.BARRIER, from, desired.parallelism(), next,
-                        seals.size(), null, "waiting for " + String.join("; ", waiting)), true);
-            }
-            taken = takeSavepoint(job, Savepoint.of(jobId(job), next, desired.parallelism(), seals));
-        }
-        return new Handoff(desired.withParallelism(taken.toParallelism()), taken, new Rescale(Rescale.Stage.STARTING,
-                taken.fromParallelism(), taken.toParallelism(), next, 0, taken.lastBatches(), null), false);
-    }
-
-    /**
-     * Whether the stored status says a barrier was asked for in the applied epoch (the spec may
-     * have been reverted since). A status of an epoch that is no longer the applied one (an
-     * operator stopped between applying the new epoch and patching the status) does not count.
-     */
-    private static boolean barrierUnderway(StreamJob job, Applied applied) {
-        StreamJobStatus status = job.getStatus();
-        return status != null && status.epoch != null && status.epoch == applied.epoch()
-                && status.condition(ConditionType.Rescaling)
-                        .map(c -> "True".equals(c.status) && ConditionReason.StoppingAtBarrier.name().equals(c.reason)).orElse(false);
-    }
-
-    /** The savepoint of epoch {@code epoch} if it was taken (read from the API server, not a cache: it decides what is scaled). */
-    private Savepoint takenSavepoint(StreamJob job, int epoch) {
-        ConfigMap map = client.configMaps().inNamespace(job.getMetadata().getNamespace())
-                .withName(Savepoints.name(job.getMetadata().getName(), epoch)).get();
-        return Savepoints.of(map);
-    }
-
-    /** Writes the savepoint before anything is scaled; one that a previous attempt wrote is read back instead. */
-    private Savepoint takeSavepoint(StreamJob job, Savepoint savepoint) {
-        try {
-            client.configMaps().inNamespace(job.getMetadata().getNamespace()).resource(Savepoints.desired(job, savepoint)).create();
-        } catch (KubernetesClientException e) {
-            if (e.getCode() != 409) {
-                throw e;
-            }
-            return takenSavepoint(job, savepoint.epoch());
-        }
-        String message = "savepoint of epoch " + savepoint.epoch() + " taken after batches " + savepoint.lastBatches() + " ("
-                + savepoint.partitions().size() + " partitions); starting " + savepoint.toParallelism() + " workers";
-        LOG.infof("%s/%s: %s", job.getMetadata().getNamespace(), job.getMetadata().getName(), message);
-        events.record(job, List.of(new PhaseEvents.JobEvent("Normal", "SavepointTaken", message)));
-        return savepoint;
-    }
-
-    /**
-     * Deletes the pods of workers parked at the barrier of {@code savepoint}'s epoch, so that
-     * the new ones start at once instead of one by one as a rolling update would: every old
-     * worker sealed its checkpoint before the savepoint was taken, so none has anything left to do.
-     */
-    private void deleteParkedWorkers(StreamJob job, Savepoint savepoint, Context<StreamJob> context) {
-        List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(),
-                Math.max(savepoint.fromParallelism(), savepoint.toParallelism()), context.getSecondaryResources(Pod.class));
-        deleteParked(job, savepoint, poller.poll(jobId(job), expected));
-    }
-
-    /** Deletes the pods of those of {@code workers} that are parked at a barrier of {@code savepoint}'s epoch or before. */
-    private void deleteParked(StreamJob job, Savepoint savepoint, List<StatusProjection.Worker> workers) {
-        for (StatusProjection.Worker w : workers) {
-            WorkerProgress p = w.progress();
-            if (p != null && p.barrier() != null && p.barrier().nextEpoch() <= savepoint.epoch() && p.epoch() < savepoint.epoch()) {
-                client.pods().inNamespace(job.getMetadata().getNamespace()).withName(w.podName()).delete();
-            }
-        }
-    }
-
-    /**
-     * Jobs with a worker that reports a seal for the epoch after the applied one: their hand-off
-     * goes on whatever the spec and the stored status say now (a revert, a lost status patch),
-     * or the sealed workers would stay parked. Kept in memory: an operator that restarts polls
-     * the workers again and finds the seals again.
-     */
-    private final Set<ResourceID> sealsSeen = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    private void rememberSeals(StreamJob job, Applied applied, Polled polled) {
-        boolean sealed = polled.workers().stream().map(StatusProjection.Worker::progress)
-                .anyMatch(p -> p != null && p.barrier() != null && p.barrier().nextEpoch() == applied.epoch() + 1);
-        if (sealed) {
-            sealsSeen.add(ResourceID.fromResource(job));
-        } else {
-            sealsSeen.remove(ResourceID.fromResource(job));
-        }
-    }
-
-    /**
-     * After the new shape is applied: the rescale is {@code STARTING} until every worker reports
-     * progress in the new epoch, then {@code COMPLETED}; null when the status shows no rescale.
-     */
-    private static Rescale rescaleAfterStart(StreamJob job, Applied applied, Polled polled) {
-        boolean starting = job.getStatus() != null && job.getStatus().condition(ConditionType.Rescaling)
-                .map(c -> "True".equals(c.status) && ConditionReason.StartingWorkers.name().equals(c.reason)).orElse(false);
-        Savepoint savepoint = applied.savepoint();
-        if (!starting || savepoint == null) {
-            return null;
-        }
-        int running = (int) polled.workers().stream().map(StatusProjection.Worker::progress)
-                .filter(p -> p != null && p.epoch() == savepoint.epoch() && p.barrier() == null && RUNNING.contains(p.engineState()))
-                .count();
-        boolean done = running == savepoint.toParallelism() && polled.workers().size() == savepoint.toParallelism();
-        return new Rescale(done ? Rescale.Stage.COMPLETED : Rescale.Stage.STARTING, savepoint.fromParallelism(),
-                savepoint.toParallelism(), savepoint.epoch(), running, savepoint.lastBatches(), null);
     }
 }

@@ -128,4 +128,19 @@ class PackageBoundariesTest {
                 .should().dependOnClassesThat().resideInAPackage("io.oncestream.operator.cache..")
                 .check(MAIN);
     }
+
+    /**
+     * The hand-off (docs/protocol.md §11) writes to the API server (the savepoint, the parked
+     * pods' deletion) as a step of a reconcile: it sits above model, status and progress and
+     * below the reconciler, which alone calls it; it knows neither the reconciler nor the webhook.
+     */
+    @Test
+    void theHandoffIsCalledByTheReconcilerAloneAndCallsNeitherItNorTheWebhook() {
+        noClasses().that().resideInAPackage("io.oncestream.operator.handoff..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.oncestream.operator", "io.oncestream.operator.admission..")
+                .check(MAIN);
+        noClasses().that().resideOutsideOfPackages("io.oncestream.operator", "io.oncestream.operator.handoff..")
+                .should().dependOnClassesThat().resideInAPackage("io.oncestream.operator.handoff..")
+                .check(MAIN);
+    }
 }
