@@ -56,6 +56,11 @@ public final class StreamJobResources {
         return namespace + "/" + job;
     }
 
+    /** {@link #jobId(String, String)} of {@code job}. */
+    public static String jobId(StreamJob job) {
+        return jobId(job.getMetadata().getNamespace(), job.getMetadata().getName());
+    }
+
     /** The StatefulSet, whose pods are {@code <job>-0 .. <job>-(parallelism-1)}. */
     public static String statefulSetName(String job) {
         return job;

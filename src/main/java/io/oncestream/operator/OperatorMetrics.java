@@ -165,8 +165,7 @@ public class OperatorMetrics {
         if (cache == null) {
             return;
         }
-        java.util.Set<String> existing = cache.list().map(j -> io.oncestream.api.StreamJobResources.jobId(
-                j.getMetadata().getNamespace(), j.getMetadata().getName())).collect(java.util.stream.Collectors.toSet());
+        java.util.Set<String> existing = cache.list().map(io.oncestream.api.StreamJobResources::jobId).collect(java.util.stream.Collectors.toSet());
         if (jobFigures.keySet().retainAll(existing)) {
             registerJobRows();
         }

@@ -46,6 +46,7 @@ import io.oncestream.operator.model.CheckedSpecs;
 import io.oncestream.operator.model.SpecValidator;
 import io.oncestream.operator.model.WorkerSettings;
 import io.oncestream.operator.progress.Barriers;
+import io.oncestream.operator.progress.OperatorLag;
 import io.oncestream.operator.progress.ProgressPoller;
 import io.oncestream.operator.progress.WorkerPods;
 import io.oncestream.operator.status.PhaseEvents;
@@ -84,7 +85,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     private final JobEvents events;
     private final Handoffs handoffs;
     private final OperatorMetrics metrics;
-    private final io.oncestream.operator.progress.OperatorLag operatorLag = new io.oncestream.operator.progress.OperatorLag();
+    private final OperatorLag operatorLag = new OperatorLag();
     private final CheckedSpecs specs = new CheckedSpecs(SpecValidator::check);
 
     public StreamJobReconciler(OperatorConfig config, KubernetesClient client, OperatorMetrics metrics) {
@@ -213,7 +214,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         // Polled again every poll interval while some worker has an address; reconciled again
         // when what the workers say changes. Until a pod has an address, its changes (created,
         // running, deleted) come as pod events and reconcile the job.
-        watch.polled(ResourceID.fromResource(job), jobId(job), polled.expected(), polled.workers(), polled.anyAddress(),
+        watch.polled(ResourceID.fromResource(job), StreamJobResources.jobId(job), polled.expected(), polled.workers(), polled.anyAddress(),
                 context.getPrimaryCache());
         Applied applied = desired.applied();
         Handoff handoff = applying.handoff();
@@ -287,7 +288,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     private Polled pollWorkers(StreamJob job, int replicas, Context<StreamJob> context) {
         List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(), replicas,
                 context.getSecondaryResources(Pod.class));
-        List<StatusProjection.Worker> workers = poller.poll(jobId(job), expected);
+        List<StatusProjection.Worker> workers = poller.poll(StreamJobResources.jobId(job), expected);
         metrics.polled(expected, workers);
         return new Polled(expected, workers, expected.stream().anyMatch(e -> e.pollAddress() != null));
     }
@@ -300,7 +301,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     private WorkerProgress.LagReport operatorLag(StreamJob job, JobConfig config) {
         boolean withSecret = job.getSpec().source != null && job.getSpec().source.kafka != null
                 && job.getSpec().source.kafka.secretRef != null;
-        return operatorLag.lag(jobId(job), config.source(), withSecret).map(r -> {
+        return operatorLag.lag(StreamJobResources.jobId(job), config.source(), withSecret).map(r -> {
             long now = System.currentTimeMillis();
             java.util.Map<String, WorkerProgress.PartitionLag> partitions = new java.util.TreeMap<>();
             r.partitions().forEach((p, l) -> partitions.put(p,
@@ -328,16 +329,13 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 .mapToLong(c -> c.getRestartCount() == null ? 0 : c.getRestartCount()).sum();
     }
 
-    private static String jobId(StreamJob job) {
-        return StreamJobResources.jobId(job.getMetadata().getNamespace(), job.getMetadata().getName());
-    }
 
     /**
      * Publishes the projection: the job's figures to the metrics, then, when it differs from the
      * stored status, a status patch and the events of the phase changes; otherwise nothing.
      */
     private UpdateControl<StreamJob> publish(StreamJob job, StreamJobStatus projected, boolean refused, Context<StreamJob> context) {
-        metrics.job(jobId(job), projected, workerRestarts(context));
+        metrics.job(StreamJobResources.jobId(job), projected, workerRestarts(context));
         StreamJobStatus previous = job.getStatus();
         boolean changed = StatusChanges.differ(previous, projected);
         metrics.reconciled(changed, refused);

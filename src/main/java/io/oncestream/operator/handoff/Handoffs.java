@@ -118,7 +118,7 @@ public final class Handoffs {
         if (taken == null) {
             List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(), from,
                     context.getSecondaryResources(Pod.class));
-            List<StatusProjection.Worker> workers = poller.poll(jobId(job), expected);
+            List<StatusProjection.Worker> workers = poller.poll(StreamJobResources.jobId(job), expected);
             List<CheckpointSeal> seals = new ArrayList<>();
             List<WorkerPods.Expected> unsealed = new ArrayList<>();
             List<String> waiting = new ArrayList<>();
@@ -147,7 +147,7 @@ public final class Handoffs {
                 return new Handoff(null, null, new Rescale(Rescale.Stage.BARRIER, from, desired.parallelism(), next,
                         seals.size(), null, "waiting for " + String.join("; ", waiting)), true);
             }
-            taken = takeSavepoint(job, Savepoint.of(jobId(job), next, desired.parallelism(), seals));
+            taken = takeSavepoint(job, Savepoint.of(StreamJobResources.jobId(job), next, desired.parallelism(), seals));
         }
         return new Handoff(desired.withParallelism(taken.toParallelism()), taken, new Rescale(Rescale.Stage.STARTING,
                 taken.fromParallelism(), taken.toParallelism(), next, 0, taken.lastBatches(), null), false);
@@ -162,7 +162,7 @@ public final class Handoffs {
     public void deleteParkedWorkers(StreamJob job, Savepoint savepoint, Context<StreamJob> context) {
         List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(),
                 Math.max(savepoint.fromParallelism(), savepoint.toParallelism()), context.getSecondaryResources(Pod.class));
-        deleteParked(job, savepoint, poller.poll(jobId(job), expected));
+        deleteParked(job, savepoint, poller.poll(StreamJobResources.jobId(job), expected));
     }
 
     /**
@@ -256,7 +256,4 @@ public final class Handoffs {
                 savepoint.toParallelism(), savepoint.epoch(), running, savepoint.lastBatches(), null);
     }
 
-    private static String jobId(StreamJob job) {
-        return StreamJobResources.jobId(job.getMetadata().getNamespace(), job.getMetadata().getName());
-    }
 }

@@ -72,7 +72,7 @@ public final class WorkerJobConfigs {
         StreamJobSpec.KafkaSource kafka = spec.source.kafka;
         StreamJobSpec.CassandraSink cassandra = spec.sink.cassandra;
         ObjectNode config = JSON.createObjectNode()
-                .put("jobId", StreamJobResources.jobId(job.getMetadata().getNamespace(), job.getMetadata().getName()));
+                .put("jobId", StreamJobResources.jobId(job));
         config.putObject("source")
                 .put("bootstrapServers", kafka.bootstrapServers)
                 .putPOJO("topics", List.copyOf(kafka.topics))
