@@ -130,7 +130,7 @@ start() {
   mkdir -p "$data"
   local t0=$SECONDS
   if ! "$here/kube-binaries.sh" path >/dev/null 2>&1; then
-    say "first run: building kube-apiserver, etcd, kubelet, kubectl, ... from Go modules (about 6 minutes on 2 cores, once)"
+    say "first run: building kube-apiserver, etcd, kubelet, kubectl, ... from Go modules (6-12 minutes on 2 cores, once)"
   fi
   "$here/kube-binaries.sh" build >/dev/null
   build_application

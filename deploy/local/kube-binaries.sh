@@ -63,7 +63,7 @@ build() {
     ld+=" -X $v.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2) -X $v.gitTreeState=clean"
   done
   log "building Kubernetes $K8S_VERSION, etcd $ETCD_VERSION and helm $HELM_VERSION from Go modules"
-  log "(first time only: about 6 minutes and ~3 GB on 2 cores; cached in $cache)"
+  log "(first time only: 6-12 minutes and ~3 GB on 2 cores; cached in $cache)"
   local cmd
   for cmd in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl; do
     if [ ! -x "$bin/$cmd" ]; then

@@ -12,7 +12,7 @@ cd "$repo"
 # Everything the suite needs, before anything long starts (installs missing packages as root).
 deploy/local/prerequisites.sh ensure
 
-# The Kubernetes binaries first, in the open: the first build takes about 6 minutes on 2 cores.
+# The Kubernetes binaries first, in the open: the first build takes 6-12 minutes on 2 cores.
 start=$SECONDS
 deploy/local/kube-binaries.sh build >/dev/null
 echo "[test] Kubernetes binaries ready after $((SECONDS - start)) s"
