@@ -329,7 +329,6 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 .mapToLong(c -> c.getRestartCount() == null ? 0 : c.getRestartCount()).sum();
     }
 
-
     /**
      * Publishes the projection: the job's figures to the metrics, then, when it differs from the
      * stored status, a status patch and the events of the phase changes; otherwise nothing.
