@@ -33,6 +33,7 @@ import io.oncestream.testing.KubeCluster;
 import io.oncestream.testing.KubeExtension;
 import io.oncestream.testing.LocalService;
 import io.oncestream.testing.NodeExtension;
+import io.oncestream.testing.OperatorRelease;
 
 /**
  * The operator installed as users install it, running as a pod on the real node with the
@@ -74,6 +75,7 @@ class InstallE2E {
         String ns = kube.createNamespace("e2e-helm-system");
         String user = "system:serviceaccount:" + ns + ":e2e-operator";
         helm("install", "e2e", CHART, "-n", ns, "--wait", "--timeout", "180s", "--set", "operator.pollInterval=2s");
+        OperatorRelease.awaitWebhook(kube, "default", WAIT);
         try {
             Pod operator = operatorPod(ns, "e2e-operator");
             assertThat(operator.getSpec().getServiceAccountName()).isEqualTo("e2e-operator");
@@ -94,6 +96,7 @@ class InstallE2E {
             helm("upgrade", "e2e", CHART, "-n", ns, "--reuse-values", "--set", "operator.pollInterval=3s", "--wait", "--timeout", "180s");
             Awaits.until(WAIT, "the old operator pod to be gone", () -> kube.admin().pods().inNamespace(ns).list().getItems().stream()
                     .noneMatch(p -> p.getMetadata().getName().equals(operator.getMetadata().getName())));
+            OperatorRelease.awaitWebhook(kube, "default", WAIT);
             Pod upgraded = operatorPod(ns, "e2e-operator");
             assertThat(upgraded.getMetadata().getName()).isNotEqualTo(operator.getMetadata().getName());
             long batchBefore = job.status().batchId;
@@ -165,6 +168,7 @@ class InstallE2E {
         long mark = audit.mark();
         helm("install", "scoped", CHART, "-n", ns, "--set", "watchNamespaces={" + watched + "}", "--wait", "--timeout", "180s");
         try {
+            OperatorRelease.awaitWebhook(kube, watched, WAIT);
             assertThat(kube.admin().rbac().clusterRoles().withName("scoped-operator").get()).as("no cluster-wide rights").isNull();
             // Workers kept off the node: this test is about what the operator may see and do.
             String job = TestManifests.streamJob("scoped", "NS", Map.of()) + "  worker: {nodeSelector: {oncestream.io/test-node: none}}\n";

@@ -112,6 +112,17 @@ class HelmChartIT {
     }
 
     @Test
+    void theSettingsHashIsAStringEvenWhenItIsAllDigits() throws IOException {
+        // Release "e2e" in this namespace with these settings hashes to digits only: unquoted, YAML
+        // reads a number, which the API server refuses as an annotation ("cannot unmarshal number").
+        List<JsonNode> objects = objects(kube.helm("template", "e2e", CHART, "-n", "e2e-system-81950cee",
+                "--set", "operator.pollTimeout=1s", "--set", "operator.pollInterval=2s").orThrow().stdout());
+        JsonNode hash = only(objects, "Deployment").at("/spec/template/metadata/annotations/oncestream.io~1settings-hash");
+        assertThat(hash.asText()).isEqualTo("7011919901861892");
+        assertThat(hash.isTextual()).as("the annotation is a string, not " + hash.getNodeType()).isTrue();
+    }
+
+    @Test
     void theOperatorRunsAsRestrictedAsItsWorkers() throws IOException {
         JsonNode pod = objects(kube.helm("template", "x", CHART).orThrow().stdout()).stream()
                 .filter(o -> o.path("kind").asText().equals("Deployment")).findFirst().orElseThrow().at("/spec/template/spec");

@@ -7,6 +7,8 @@ import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.Pod;
 
+import io.oncestream.api.TestManifests;
+
 /**
  * The operator installed with the Helm chart (helm/oncestream) in a namespace of its own, as
  * a pod on the local node running this build's image with in-cluster configuration: every call
@@ -45,7 +47,26 @@ public final class OperatorRelease {
         kube.helm(args.toArray(String[]::new)).orThrow();
         OperatorRelease operator = new OperatorRelease(kube, node, namespace, release);
         operator.awaitReady(timeout);
+        awaitWebhook(kube, "default", timeout);
         return operator;
+    }
+
+    /**
+     * Waits until the admission webhook answers for {@code namespace}: a server-side dry-run of a
+     * valid StreamJob there is accepted. After {@code helm install --wait} (or an upgrade) the
+     * operator pod is ready, but the node's kube-proxy may not route the webhook's Service to it
+     * yet, and the API server's call is refused ("failed calling webhook ... connection refused").
+     * Without a webhook for that namespace the dry-run is accepted at once.
+     */
+    public static void awaitWebhook(KubeCluster kube, String namespace, Duration timeout) {
+        String job = TestManifests.streamJob("webhook-probe", namespace, Map.of());
+        Awaits.until(timeout, "the admission webhook to answer for namespace " + namespace, () -> {
+            Command.Result dryRun = kube.kubectl(job, "apply", "--dry-run=server", "-f", "-");
+            if (dryRun.exitCode() != 0 && !dryRun.stderr().contains("failed calling webhook")) {
+                throw new AssertionError("a valid StreamJob refused: " + dryRun.stderr());
+            }
+            return dryRun.exitCode() == 0;
+        });
     }
 
     /**
@@ -64,6 +85,7 @@ public final class OperatorRelease {
                 () -> kube.admin().pods().inNamespace(namespace).withLabel("app.kubernetes.io/component", "operator").list()
                         .getItems().size() == 1);
         awaitReady(timeout);
+        awaitWebhook(kube, "default", timeout);
     }
 
     /** The log of the container before the last restart ({@code kubectl logs --previous}). */
