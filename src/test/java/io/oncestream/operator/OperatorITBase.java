@@ -12,7 +12,9 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -41,6 +43,7 @@ import io.oncestream.testing.TextEdits;
  * subclasses are split by behaviour.
  */
 @ExtendWith(KubeExtension.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class OperatorITBase {
 
     static final String OPERATOR_NAMESPACE = OperatorInstall.NAMESPACE;
@@ -61,15 +64,11 @@ abstract class OperatorITBase {
     static OperatorProcess operator;
 
     final FakeWorkers workers = new FakeWorkers();
-    /**
-     * The last StreamJob document seen in each phase by awaitStatus in this class's tests (for
-     * OperatorStatusIT's Argo CD health check, which runs after its other tests).
-     */
+    /** The last StreamJob document seen in each phase by awaitStatus (for the Argo CD health check). */
     static final Map<Phase, String> SEEN = new java.util.concurrent.ConcurrentHashMap<>();
 
     @BeforeAll
     static void startOperator(KubeCluster cluster, TestInfo info) throws Exception {
-        SEEN.clear();
         kube = cluster;
         admin = kube.admin();
         install = OperatorInstall.install(kube, "operator-it/" + info.getTestClass().orElseThrow().getSimpleName());

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.Map;
 
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -19,6 +20,7 @@ import io.oncestream.testing.OperatorProcess;
  */
 class OperatorProcessIT extends OperatorITBase {
     @Test
+    @Order(10)
     void onlyTheLeaseHolderReconcilesAndAStandbyTakesOver() throws Exception {
         Lease lease = admin.leases().inNamespace(OPERATOR_NAMESPACE).withName("oncestream-operator").get();
         String leader = lease.getSpec().getHolderIdentity();
@@ -51,6 +53,7 @@ class OperatorProcessIT extends OperatorITBase {
      * over at its next retry instead of waiting for the lease to expire.
      */
     @Test
+    @Order(12)
     void aLeaderStoppedWithSigtermExitsAndHandsTheLeaseOver() throws Exception {
         String leader = admin.leases().inNamespace(OPERATOR_NAMESPACE).withName("oncestream-operator").get()
                 .getSpec().getHolderIdentity();
@@ -80,6 +83,7 @@ class OperatorProcessIT extends OperatorITBase {
     }
 
     @Test
+    @Order(13)
     void aConfiguredNamespaceListIsAllThatIsWatched() throws Exception {
         String watched = kube.createNamespace("op-watched");
         String other = kube.createNamespace("op-other");

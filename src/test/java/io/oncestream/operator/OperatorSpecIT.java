@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -35,6 +36,7 @@ import io.oncestream.testing.Awaits;
  */
 class OperatorSpecIT extends OperatorITBase {
     @Test
+    @Order(2)
     void createsOwnedObjectsSettlesAndAnUnchangedJobIsNeverWrittenAgain() {
         String ns = kube.createNamespace("op-owned");
         long mark = audit.mark();
@@ -85,6 +87,7 @@ class OperatorSpecIT extends OperatorITBase {
     }
 
     @Test
+    @Order(3)
     void retainedCheckpointsOutliveTheirJob() {
         String ns = kube.createNamespace("op-retain");
         apply(ns, "kept", Map.of("parallelism: 2", "parallelism: 1", "whenDeleted: Delete", "whenDeleted: Retain"));
@@ -95,6 +98,7 @@ class OperatorSpecIT extends OperatorITBase {
     }
 
     @Test
+    @Order(6)
     void aSpecChangeRollsTheWorkers() {
         String ns = kube.createNamespace("op-roll");
         apply(ns, "roll", Map.of());
@@ -124,6 +128,7 @@ class OperatorSpecIT extends OperatorITBase {
     }
 
     @Test
+    @Order(7)
     void changingTopicsOrTableUnderCheckpointsIsRefusedWithAParallelismChangeInTheSameEdit() {
         String ns = kube.createNamespace("op-refuse");
         apply(ns, "fixed", Map.of());
@@ -155,6 +160,7 @@ class OperatorSpecIT extends OperatorITBase {
 
     /** Health and metrics after the tests above: reconciles, answered polls and a refused change are counted. */
     @Test
+    @Order(8)
     void metricsAndHealthProbes() throws Exception {
         var ready = operator.get("/q/health/ready");
         assertThat(ready.statusCode()).isEqualTo(200);
@@ -186,6 +192,7 @@ class OperatorSpecIT extends OperatorITBase {
      * ConfigMap's data are undone, on the real API server.
      */
     @Test
+    @Order(10)
     void aHandScaledStatefulSetAndAnEditedConfigMapAreRestored() {
         String ns = kube.createNamespace("op-edited");
         apply(ns, "edited", Map.of());
@@ -205,6 +212,7 @@ class OperatorSpecIT extends OperatorITBase {
     }
 
     @Test
+    @Order(11)
     void aGitOpsToolsServerSideApplyNeitherConflictsNorDrifts() {
         String ns = kube.createNamespace("op-gitops");
         String manifest = TestManifests.streamJob("synced", ns, Map.of()) + "  parallelism: 1\n"

@@ -10,10 +10,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -35,9 +33,9 @@ import io.oncestream.testing.AuditLog;
  * and resume, metrics and probes, a reconcile the API server refuses reported and retried, and
  * Argo CD's health check on the status documents written along the way.
  */
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OperatorStatusIT extends OperatorITBase {
     @Test
+    @Order(1)
     void invalidCelEndsAsConfigValidFalseAndCreatesNothing() {
         String ns = kube.createNamespace("op-invalid");
         long mark = audit.mark();
@@ -58,6 +56,7 @@ class OperatorStatusIT extends OperatorITBase {
     }
 
     @Test
+    @Order(4)
     void statusIsAProjectionOfWorkerProgress() {
         String ns = kube.createNamespace("op-status");
         apply(ns, "paid", Map.of("parallelism: 2", "parallelism: 2\n  trigger: {availableNow: true}"));
@@ -112,6 +111,7 @@ class OperatorStatusIT extends OperatorITBase {
     }
 
     @Test
+    @Order(5)
     void suspendStopsTheWorkersAndKeepsCheckpointsResumeBringsThemBack() {
         String ns = kube.createNamespace("op-suspend");
         apply(ns, "nightly", Map.of());
@@ -136,6 +136,7 @@ class OperatorStatusIT extends OperatorITBase {
      * succeeds.
      */
     @Test
+    @Order(9)
     void aRefusedWriteIsReportedInTheStatusAndRetried() throws InterruptedException {
         String ns = kube.createNamespace("op-refused");
         kube.kubectl("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: no-services, namespace: " + ns
@@ -172,6 +173,7 @@ class OperatorStatusIT extends OperatorITBase {
      * epoch 1. Every call within the committed RBAC.
      */
     @Test
+    @Order(12)
     void aRescaleWaitsForEveryWorkersSealThenTakesTheSavepointAndStartsTheNewShape() {
         String ns = kube.createNamespace("op-rescale");
         apply(ns, "grow", Map.of());
@@ -245,7 +247,7 @@ class OperatorStatusIT extends OperatorITBase {
     }
 
     @Test
-    @Order(Integer.MAX_VALUE) // after the other tests of this class, which write a status in every phase
+    @Order(14)
     void theArgoCdHealthCheckReadsWhatTheOperatorWrote() throws Exception {
         assertThat(SEEN.keySet()).as("phases seen by the tests above").containsExactlyInAnyOrder(Phase.values());
         Map<Phase, String> expected = Map.of(Phase.Pending, "Progressing", Phase.Running, "Healthy", Phase.Completed, "Healthy",
