@@ -12,9 +12,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -24,7 +22,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
-import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.api.TestManifests;
 import io.oncestream.testing.AuditLog;
 import io.oncestream.testing.Awaits;
@@ -40,10 +37,11 @@ import io.oncestream.testing.TextEdits;
  * log is the witness: it counts the operator's writes and any call its RBAC forbids fails the
  * test. Workers are HTTP servers replaying progress documents in the worker's format. Each
  * subclass gets an operator of its own (logs under {@code target/operator-it/<class>}); the
- * subclasses are split by behaviour.
+ * subclasses are split by behaviour. Every test makes the jobs it looks at in a namespace of its
+ * own and runs in any order (CI runs JUnit's default order; a run with
+ * {@code -Djunit.jupiter.testmethod.order.default=org.junit.jupiter.api.MethodOrderer$Random} shuffles them).
  */
 @ExtendWith(KubeExtension.class)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class OperatorITBase {
 
     static final String OPERATOR_NAMESPACE = OperatorInstall.NAMESPACE;
@@ -64,8 +62,6 @@ abstract class OperatorITBase {
     static OperatorProcess operator;
 
     final FakeWorkers workers = new FakeWorkers();
-    /** The last StreamJob document seen in each phase by awaitStatus (for the Argo CD health check). */
-    static final Map<Phase, String> SEEN = new java.util.concurrent.ConcurrentHashMap<>();
 
     @BeforeAll
     static void startOperator(KubeCluster cluster, TestInfo info) throws Exception {
@@ -91,8 +87,6 @@ abstract class OperatorITBase {
             operator.close();
         }
     }
-
-    /** docs/gitops.md's Argo CD health check on the status documents this class's tests saw, one per phase. */
 
     // ---------------------------------------------------------------------------------------
 
@@ -121,20 +115,20 @@ abstract class OperatorITBase {
     }
 
     static StreamJobStatus awaitStatus(String ns, String name, Predicate<StreamJobStatus> until) {
-        StreamJobStatus[] seen = new StreamJobStatus[1];
+        return awaitJob(ns, name, until).getStatus();
+    }
+
+    /** The StreamJob as it was when its status first met {@code until}. */
+    static StreamJob awaitJob(String ns, String name, Predicate<StreamJobStatus> until) {
+        StreamJob[] seen = new StreamJob[1];
         try {
             Awaits.until(WAIT, "status of " + ns + "/" + name, () -> {
-                StreamJob job = job(ns, name);
-                seen[0] = job == null ? null : job.getStatus();
-                boolean done = seen[0] != null && until.test(seen[0]);
-                if (done && seen[0].phase != null) {
-                    SEEN.put(seen[0].phase, io.fabric8.kubernetes.client.utils.Serialization.asJson(job));
-                }
-                return done;
+                seen[0] = job(ns, name);
+                return seen[0] != null && seen[0].getStatus() != null && until.test(seen[0].getStatus());
             });
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "; last status: " + io.fabric8.kubernetes.client.utils.Serialization
-                    .asYaml(seen[0]) + "\n" + operator.tail(), e);
+                    .asYaml(seen[0] == null ? null : seen[0].getStatus()) + "\n" + operator.tail(), e);
         }
         return seen[0];
     }

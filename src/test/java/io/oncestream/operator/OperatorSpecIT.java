@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -36,7 +35,6 @@ import io.oncestream.testing.Awaits;
  */
 class OperatorSpecIT extends OperatorITBase {
     @Test
-    @Order(2)
     void createsOwnedObjectsSettlesAndAnUnchangedJobIsNeverWrittenAgain() {
         String ns = kube.createNamespace("op-owned");
         long mark = audit.mark();
@@ -87,7 +85,6 @@ class OperatorSpecIT extends OperatorITBase {
     }
 
     @Test
-    @Order(3)
     void retainedCheckpointsOutliveTheirJob() {
         String ns = kube.createNamespace("op-retain");
         apply(ns, "kept", Map.of("parallelism: 2", "parallelism: 1", "whenDeleted: Delete", "whenDeleted: Retain"));
@@ -98,7 +95,6 @@ class OperatorSpecIT extends OperatorITBase {
     }
 
     @Test
-    @Order(6)
     void aSpecChangeRollsTheWorkers() {
         String ns = kube.createNamespace("op-roll");
         apply(ns, "roll", Map.of());
@@ -128,7 +124,6 @@ class OperatorSpecIT extends OperatorITBase {
     }
 
     @Test
-    @Order(7)
     void changingTopicsOrTableUnderCheckpointsIsRefusedWithAParallelismChangeInTheSameEdit() {
         String ns = kube.createNamespace("op-refuse");
         apply(ns, "fixed", Map.of());
@@ -158,10 +153,20 @@ class OperatorSpecIT extends OperatorITBase {
         assertThat(reverted.phase).isEqualTo(Phase.Pending);
     }
 
-    /** Health and metrics after the tests above: reconciles, answered polls and a refused change are counted. */
+    /**
+     * Health and metrics, on a job of this test's own: its reconciles, its workers' answered
+     * polls and a change its checkpoints cannot follow are counted, and it has series of its own.
+     */
     @Test
-    @Order(8)
     void metricsAndHealthProbes() throws Exception {
+        String ns = kube.createNamespace("op-metrics");
+        apply(ns, "counted", Map.of());
+        runHealthyWorkers(ns, "counted", 2);
+        awaitStatus(ns, "counted", s -> s.phase == Phase.Running);
+        Awaits.until(WAIT, "two checkpoint PVCs", () -> pvcs(ns, "counted").size() == 2);
+        apply(ns, "counted", Map.of("topics: [orders]", "topics: [orders, refunds]"));
+        awaitStatus(ns, "counted", s -> "ChangeRefused".equals(s.condition(ConditionType.ConfigValid).orElseThrow().reason));
+
         var ready = operator.get("/q/health/ready");
         assertThat(ready.statusCode()).isEqualTo(200);
         assertThat(ready.body()).contains("\"streamjob\": \"OK\"");
@@ -192,7 +197,6 @@ class OperatorSpecIT extends OperatorITBase {
      * ConfigMap's data are undone, on the real API server.
      */
     @Test
-    @Order(10)
     void aHandScaledStatefulSetAndAnEditedConfigMapAreRestored() {
         String ns = kube.createNamespace("op-edited");
         apply(ns, "edited", Map.of());
@@ -212,7 +216,6 @@ class OperatorSpecIT extends OperatorITBase {
     }
 
     @Test
-    @Order(11)
     void aGitOpsToolsServerSideApplyNeitherConflictsNorDrifts() {
         String ns = kube.createNamespace("op-gitops");
         String manifest = TestManifests.streamJob("synced", ns, Map.of()) + "  parallelism: 1\n"

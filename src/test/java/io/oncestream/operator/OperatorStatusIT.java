@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -30,12 +29,11 @@ import io.oncestream.testing.AuditLog;
 
 /**
  * The status as a projection of what the workers report: an invalid spec, every phase, suspend
- * and resume, metrics and probes, a reconcile the API server refuses reported and retried, and
- * Argo CD's health check on the status documents written along the way.
+ * and resume, a rescale's barrier and savepoint, a reconcile the API server refuses reported and
+ * retried, and Argo CD's health check on status documents of every phase.
  */
 class OperatorStatusIT extends OperatorITBase {
     @Test
-    @Order(1)
     void invalidCelEndsAsConfigValidFalseAndCreatesNothing() {
         String ns = kube.createNamespace("op-invalid");
         long mark = audit.mark();
@@ -56,7 +54,6 @@ class OperatorStatusIT extends OperatorITBase {
     }
 
     @Test
-    @Order(4)
     void statusIsAProjectionOfWorkerProgress() {
         String ns = kube.createNamespace("op-status");
         apply(ns, "paid", Map.of("parallelism: 2", "parallelism: 2\n  trigger: {availableNow: true}"));
@@ -111,7 +108,6 @@ class OperatorStatusIT extends OperatorITBase {
     }
 
     @Test
-    @Order(5)
     void suspendStopsTheWorkersAndKeepsCheckpointsResumeBringsThemBack() {
         String ns = kube.createNamespace("op-suspend");
         apply(ns, "nightly", Map.of());
@@ -136,7 +132,6 @@ class OperatorStatusIT extends OperatorITBase {
      * succeeds.
      */
     @Test
-    @Order(9)
     void aRefusedWriteIsReportedInTheStatusAndRetried() throws InterruptedException {
         String ns = kube.createNamespace("op-refused");
         kube.kubectl("apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: no-services, namespace: " + ns
@@ -173,7 +168,6 @@ class OperatorStatusIT extends OperatorITBase {
      * epoch 1. Every call within the committed RBAC.
      */
     @Test
-    @Order(12)
     void aRescaleWaitsForEveryWorkersSealThenTakesTheSavepointAndStartsTheNewShape() {
         String ns = kube.createNamespace("op-rescale");
         apply(ns, "grow", Map.of());
@@ -246,28 +240,61 @@ class OperatorStatusIT extends OperatorITBase {
         assertThat(audit.since(mark, r -> r.user().equals(OPERATOR_USER) && r.code() == 403)).isEmpty();
     }
 
+    /**
+     * docs/gitops.md's Argo CD health check on status documents the operator wrote, one per phase:
+     * three jobs of this test's own driven through every phase by their workers' reports and spec
+     * edits.
+     */
     @Test
-    @Order(14)
     void theArgoCdHealthCheckReadsWhatTheOperatorWrote() throws Exception {
-        assertThat(SEEN.keySet()).as("phases seen by the tests above").containsExactlyInAnyOrder(Phase.values());
+        String ns = kube.createNamespace("op-argo");
+        Map<Phase, String> written = new java.util.EnumMap<>(Phase.class);
+        java.util.function.BiConsumer<String, Phase> record = (job, phase) -> written.put(phase,
+                io.fabric8.kubernetes.client.utils.Serialization.asJson(awaitJob(ns, job, s -> s.phase == phase)));
+
+        // Suspended from its first apply.
+        apply(ns, "paused", Map.of("parallelism: 2", "parallelism: 1\n  suspend: true"));
+        // Pending, Running, Degraded, Failed and Completed: a drain (availableNow) whose workers report each state.
+        apply(ns, "drains", Map.of("parallelism: 2", "parallelism: 2\n  trigger: {availableNow: true}"));
+        record.accept("drains", Phase.Pending);
+        runHealthyWorkers(ns, "drains", 2);
+        record.accept("drains", Phase.Running);
+        workers.answer("drains-1", ProgressDocuments.json(ns + "/drains", 1, EngineState.WAITING_FOR_SINK, 11,
+                Map.of("orders-1", new long[] {480, 900}), false, "Cassandra: No node was available"));
+        record.accept("drains", Phase.Degraded);
+        workers.answer("drains-1", ProgressDocuments.json(ns + "/drains", 1, EngineState.FAILED, 11,
+                Map.of("orders-1", new long[] {480, 900}), true, "a record the filter cannot read"));
+        record.accept("drains", Phase.Failed);
+        workers.answer("drains-1", ProgressDocuments.json(ns + "/drains", 1, EngineState.COMPLETED, 12,
+                Map.of("orders-1", new long[] {900, 900}), true, null));
+        workers.answer("drains-0", ProgressDocuments.json(ns + "/drains", 0, EngineState.COMPLETED, 12,
+                Map.of("orders-0", new long[] {520, 520}), true, null));
+        record.accept("drains", Phase.Completed);
+        // Rescaling: a running job asked for a third worker (its workers never seal, so it stays there).
+        apply(ns, "grows", Map.of());
+        runHealthyWorkers(ns, "grows", 2);
+        awaitStatus(ns, "grows", s -> s.phase == Phase.Running);
+        apply(ns, "grows", Map.of("parallelism: 2", "parallelism: 3"));
+        record.accept("grows", Phase.Rescaling);
+        record.accept("paused", Phase.Suspended);
+        assertThat(written.keySet()).as("phases written").containsExactlyInAnyOrder(Phase.values());
+
         Map<Phase, String> expected = Map.of(Phase.Pending, "Progressing", Phase.Running, "Healthy", Phase.Completed, "Healthy",
                 Phase.Degraded, "Degraded", Phase.Failed, "Degraded", Phase.Suspended, "Suspended", Phase.Rescaling, "Progressing");
         ArgoHealthCheck check = ArgoHealthCheck.fromDocs();
         Path work = Files.createDirectories(install.workDir().resolve("argo"));
+        var json = new com.fasterxml.jackson.databind.ObjectMapper();
         for (Phase phase : Phase.values()) {
-            var document = new com.fasterxml.jackson.databind.ObjectMapper().readTree(SEEN.get(phase));
-            ArgoHealthCheck.Health health = check.evaluate(document, work);
+            ArgoHealthCheck.Health health = check.evaluate(json.readTree(written.get(phase)), work);
             System.out.println("[operator] Argo CD health of a " + phase + " job: " + health);
             assertThat(health.status()).as(phase + " -> " + health).isEqualTo(expected.get(phase));
             assertThat(health.message()).as(phase + " message").isNotBlank().isNotEqualTo("nil");
         }
-        var stale = (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper()
-                .readTree(SEEN.get(Phase.Running));
+        var stale = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(written.get(Phase.Running));
         ((com.fasterxml.jackson.databind.node.ObjectNode) stale.get("metadata"))
                 .put("generation", stale.at("/status/observedGeneration").asLong() + 1);
         assertThat(check.evaluate(stale, work).status()).as("a spec change not yet reconciled").isEqualTo("Progressing");
-        var fresh = (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper()
-                .readTree(SEEN.get(Phase.Running));
+        var fresh = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(written.get(Phase.Running));
         fresh.remove("status");
         assertThat(check.evaluate(fresh, work).status()).as("no status yet").isEqualTo("Progressing");
     }
