@@ -24,12 +24,14 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 
 import io.oncestream.api.StreamJob;
@@ -85,7 +87,12 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     private final JobEvents events;
     private final Handoffs handoffs;
     private final OperatorMetrics metrics;
-    private final OperatorLag operatorLag = new OperatorLag();
+    /** Reconciles a job whose lag, read by the operator itself, changed or is behind. */
+    private final SimpleInboundEventSource<StreamJob> lagReadings = new SimpleInboundEventSource<>("lag-readings");
+    /** The jobs that exist, once the SDK hands over its cache: the operator's lag probes of the others are closed. */
+    private volatile IndexedResourceCache<StreamJob> jobs;
+    private final OperatorLag operatorLag = new OperatorLag(lagReadings::propagateEvent,
+            id -> jobs == null || jobs.get(id).isPresent());
     private final CheckedSpecs specs = new CheckedSpecs(SpecValidator::check);
 
     public StreamJobReconciler(OperatorConfig config, KubernetesClient client, OperatorMetrics metrics) {
@@ -105,6 +112,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     @Override
     public List<EventSource<?, StreamJob>> prepareEventSources(EventSourceContext<StreamJob> context) {
         metrics.watch(context.getPrimaryCache()); // the same cache a reconcile's context reads: the jobs counted by phase
+        jobs = context.getPrimaryCache();
         // Worker pods: their readiness and IPs decide what is polled, and their changes trigger a reconcile.
         InformerEventSourceConfiguration<Pod> pods = InformerEventSourceConfiguration.from(Pod.class, StreamJob.class)
                 .withName("worker-pods")
@@ -123,7 +131,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
                 .withItemStore(new CachedObjects.CheckpointClaims())
                 .withInformerListLimit(CachedObjects.LIST_PAGE)
                 .build();
-        return List.of(new InformerEventSource<>(pods, context), new InformerEventSource<>(checkpoints, context), watch.changes());
+        return List.of(new InformerEventSource<>(pods, context), new InformerEventSource<>(checkpoints, context), watch.changes(),
+                lagReadings);
     }
 
     /** The job an object was made for, from its {@link StreamJobResources#JOB_LABEL}. */
@@ -147,7 +156,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             }
             Observed observed = observe(job, desired, applying, context);
             StreamJobStatus projected = project(job, desired, applying, observed);
-            return reschedule(publish(job, projected, desired.refusal() != null, context), desired, applying, observed, projected);
+            return reschedule(publish(job, projected, desired.refusal() != null, context), desired, applying, projected);
         });
     }
 
@@ -169,8 +178,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     }
 
     /** What the workers said, and what follows from it. */
-    private record Observed(Polled polled, Integer epoch, Rescale rescale, boolean operatorReadsLag,
-            WorkerProgress.LagReport operatorLag) {
+    private record Observed(Polled polled, Integer epoch, Rescale rescale, WorkerProgress.LagReport operatorLag) {
     }
 
     private Desired validate(StreamJob job, Context<StreamJob> context) {
@@ -221,9 +229,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         Integer epoch = handoff.savepoint() != null ? Integer.valueOf(handoff.savepoint().epoch())
                 : applied.config() == null ? null : Integer.valueOf(applied.epoch());
         Rescale rescale = handoffs.observe(job, handoff, applied, polled.workers());
-        boolean operatorReadsLag = lagWanted(job, desired.config(), polled);
-        return new Observed(polled, epoch, rescale, operatorReadsLag,
-                operatorReadsLag ? operatorLag(job, desired.config()) : null);
+        return new Observed(polled, epoch, rescale, operatorLag(job, desired.config(), polled));
     }
 
     private static StreamJobStatus project(StreamJob job, Desired desired, Applying applying, Observed observed) {
@@ -238,16 +244,16 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
 
     /** When to look at the job again without waiting for a change. */
     private UpdateControl<StreamJob> reschedule(UpdateControl<StreamJob> control, Desired desired, Applying applying,
-            Observed observed, StreamJobStatus projected) {
+            StreamJobStatus projected) {
         if (desired.applies() && projected.phase == StreamJobStatus.Phase.Completed) {
             // Drained (availableNow): the workers' answers will not change again, so no poll
             // brings the job back; the next reconcile, which reads this status, stops them.
             control.rescheduleAfter(pollInterval);
         } else if (applying.handoff().waiting()) {
             control.rescheduleAfter(Handoffs.BARRIER_POLL); // the barrier is asked for and checked until every worker sealed
-        } else if (observed.operatorReadsLag() || (desired.scaling() != null && desired.scaling().watching())) {
-            // No worker answers or reaches Kafka (the operator's own reading of the lag goes on),
-            // or an autoscaler window is open: looked at again without waiting for a change.
+        } else if (desired.scaling() != null && desired.scaling().watching()) {
+            // An autoscaler window is open: looked at again without waiting for a change. (The
+            // operator's own lag readings reconcile a job when they change: OperatorLag.)
             control.rescheduleAfter(pollInterval);
         }
         return control;
@@ -296,12 +302,17 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     /**
      * The lag read by the operator itself, for a running job none of whose workers answers (all
      * gone, crash-looping, unschedulable), so that it keeps growing in the status; null until
-     * its first reading.
+     * its first reading. A job that no longer wants it (its workers answer again, it is
+     * suspended, its spec is invalid) has its probe closed.
      */
-    private WorkerProgress.LagReport operatorLag(StreamJob job, JobConfig config) {
+    private WorkerProgress.LagReport operatorLag(StreamJob job, JobConfig config, Polled polled) {
+        if (!lagWanted(job, config, polled)) {
+            operatorLag.release(ResourceID.fromResource(job));
+            return null;
+        }
         boolean withSecret = job.getSpec().source != null && job.getSpec().source.kafka != null
                 && job.getSpec().source.kafka.secretRef != null;
-        return operatorLag.lag(StreamJobResources.jobId(job), config.source(), withSecret).map(r -> {
+        return operatorLag.lag(ResourceID.fromResource(job), config.source(), withSecret).map(r -> {
             long now = System.currentTimeMillis();
             java.util.Map<String, WorkerProgress.PartitionLag> partitions = new java.util.TreeMap<>();
             r.partitions().forEach((p, l) -> partitions.put(p,
@@ -354,6 +365,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
      */
     private UpdateControl<StreamJob> publishDrained(StreamJob job) {
         watch.forget(ResourceID.fromResource(job));
+        operatorLag.release(ResourceID.fromResource(job));
         metrics.reconciled(false, false);
         return UpdateControl.noUpdate();
     }
