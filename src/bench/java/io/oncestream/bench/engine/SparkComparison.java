@@ -10,7 +10,8 @@ import io.oncestream.engine.config.JobConfigs;
 /**
  * The same job in Spark Structured Streaming with the Spark Cassandra Connector
  * ({@code deploy/local/spark}), run as a whole process in each round of the worker-process
- * mode, on the same topic and Cassandra ({@code benchmark.sh --worker-process N --spark}).
+ * mode, on the same topic and Cassandra ({@code benchmark.sh --worker-process N --spark}); and,
+ * in its latency mode, a contender of the latency side by side ({@link LatencyContenders}).
  */
 final class SparkComparison {
 
