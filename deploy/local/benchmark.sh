@@ -31,6 +31,18 @@
 #          CPU per record, per run. deploy/local/spark is built first; Maven fetches Spark the first time.
 #          --spark-grouping replica_set: the connector batches rows of partitions with the same replicas,
 #          as the worker does, instead of its default, rows of one partition)
+#        deploy/local/benchmark.sh --latency-side-by-side 3 [--records 200000] [--latency-seconds 20]
+#          [--latency-warmup-seconds 60] [--spark-trigger-ms 0] [--spark-grouping partition|replica_set]
+#          (latency side by side, issue #31: the engine's maximum wide rate (the throughput mode's engine, the
+#          best of 2 runs over --records), then at 25 % and at 50 % of it, 3 rounds each with the order rotated:
+#          the packaged worker (a continuous job, the images' JDK and a worker pod's JVM options, WAL and commits
+#          fsync'd), the floor (an at-least-once KafkaConsumer loop with the same settings, expressions and writes,
+#          commitSync after the acks; same JDK and options) and Spark Structured Streaming 3.5 (deploy/local/spark,
+#          local[2], foreachBatch with the connector, a processing-time trigger of --spark-trigger-ms), each a process
+#          of its own on a new topic, a producer in the benchmark at the rate. Prints p50/p99/max of record latency
+#          (Cassandra's ack of its batch - its Kafka timestamp) and CPU per record per run, then the per-round ratios
+#          against the targets. --latency-warmup-seconds is 60 unless set (shorter only for a smoke run);
+#          --latency-interval-ms and --latency-consumer apply to the worker's and the floor's job. About 35 min)
 #        deploy/local/benchmark.sh --worker-memory 0,500,5000,max [--limits 512,384,320,256,192,160,128] [--seconds 60]
 #          [--warmup-seconds 15] [--max-records 1500000] [--max-records-per-batch 50000] [--nmt yes] [--worker-java-options "|-XX:A"]   (the packaged
 #          worker, a continuous job with a worker pod's JVM options and no -Xmx, in a memory cgroup whose limit
@@ -55,6 +67,8 @@ set +a
 if [[ " $* " == *" --spark "* && " $* " != *" --worker-process "* ]]; then
   echo "--spark goes with --worker-process N (it compares Spark with the packaged worker)" >&2; exit 2
 fi
+side_by_side=false
+[[ " $* " == *" --latency-side-by-side "* ]] && side_by_side=true
 started=()
 services=(kafka cassandra)
 [[ " $* " == *" --decoding-only "* ]] && services=() # CPU only: no Kafka, no Cassandra
@@ -76,6 +90,7 @@ for a in "$@"; do
     *) args+=("$a") ;;
   esac
 done
+$side_by_side && spark=true # Spark is one of its contenders
 launcher=()
 if $pin; then
   command -v taskset >/dev/null 2>&1 || { echo "--pin needs taskset (util-linux)" >&2; exit 2; }
@@ -94,9 +109,10 @@ fi
 echo "[bench] compiling"
 goal=test-compile
 [[ " $* " == *" --worker-process "* || " $* " == *" --worker-memory "* ]] && goal="package -DskipTests" # runs the packaged worker
+$side_by_side && goal="package -DskipTests"
 mvn -B -q -Dstyle.color=never $goal dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt \
   -Dmdep.includeScope=test > target/bench-build.log 2>&1 || { cat target/bench-build.log; exit 1; }
-if [[ " $* " == *" --worker-process "* || " $* " == *" --worker-memory "* ]]; then
+if [[ " $* " == *" --worker-process "* || " $* " == *" --worker-memory "* ]] || $side_by_side; then
   # The worker runs on the JDK of the images' runtime, as in a worker pod.
   args+=(--worker-jdk "$(deploy/local/images.sh jdk)")
 fi

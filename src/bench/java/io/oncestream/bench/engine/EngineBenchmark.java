@@ -18,6 +18,9 @@ import java.util.Map;
  *     row per partition) table; CPU per record (wide); WAL fsync on / off; and latency at a
  *     quarter and at half of the engine's wide rate;</li>
  * <li>{@link LatencyBenchmark} ({@code --latency-at RATE}): latency alone at one rate;</li>
+ * <li>{@link LatencyComparison} ({@code --latency-side-by-side ROUNDS}): latency of the packaged
+ *     worker, of an at-least-once loop over the same job and of Spark, side by side, at a quarter
+ *     and at half of the engine's maximum;</li>
  * <li>{@link DecodingBenchmark} ({@code --decoding-only N}): filter and map on one thread, no
  *     services;</li>
  * <li>{@link WorkerMemoryBenchmark} ({@code --worker-memory LOADS}): the packaged worker's memory
@@ -85,6 +88,9 @@ public final class EngineBenchmark {
         try (setup) {
             if (a.containsKey("worker-process")) {
                 workerProcess(setup, a).run(Integer.parseInt(a.get("worker-process")));
+            } else if (a.containsKey("latency-side-by-side")) {
+                latencyComparison(setup, a, servicePids, cassandraGcLog, latencyIntervalMs, latencyConsumer)
+                        .run(Integer.parseInt(a.get("latency-side-by-side")));
             } else if (a.containsKey("latency-at")) {
                 latency.alone(Double.parseDouble(a.get("latency-at")), Double.parseDouble(a.getOrDefault("latency-seconds", "20")));
             } else {
@@ -98,16 +104,34 @@ public final class EngineBenchmark {
     private static WorkerProcessBenchmark workerProcess(BenchSetup setup, Map<String, String> a) {
         double passing = Double.parseDouble(a.getOrDefault("passing", "1"));
         List<String> workerJavaOptions = List.of(a.getOrDefault("worker-java-options", "").split("\\|", -1));
-        String sparkClasspath = a.get("spark-classpath");
         Path baseline = a.containsKey("baseline") ? Path.of(a.get("baseline")) : null;
         Path aotJava = a.containsKey("aot-java") ? Path.of(a.get("aot-java")) : null;
         Path workerJdk = a.containsKey("worker-jdk") ? Path.of(a.get("worker-jdk")) : null;
+        return new WorkerProcessBenchmark(setup, passing, workerJavaOptions, baseline, aotJava, workerJdk, spark(setup, a));
+    }
+
+    /**
+     * The latency side by side with its options: {@code --latency-warmup-seconds} (60 by default in this mode),
+     * {@code --latency-seconds}, {@code --spark-trigger-ms}, and the worker's and Spark's.
+     */
+    private static LatencyComparison latencyComparison(BenchSetup setup, Map<String, String> a, Map<String, Long> servicePids,
+            Path cassandraGcLog, long intervalMs, String consumer) {
+        Path workerJdk = a.containsKey("worker-jdk") ? Path.of(a.get("worker-jdk")) : null;
+        long sparkTriggerMs = Long.parseLong(a.getOrDefault("spark-trigger-ms", "0"));
+        LatencyContenders contenders = new LatencyContenders(setup, workerJdk, intervalMs, consumer, spark(setup, a), sparkTriggerMs);
+        return new LatencyComparison(setup, contenders, servicePids, cassandraGcLog,
+                Integer.parseInt(a.getOrDefault("latency-warmup-seconds", String.valueOf(LatencyComparison.WARMUP_SECONDS))),
+                Double.parseDouble(a.getOrDefault("latency-seconds", "20")));
+    }
+
+    /** The Spark job with {@code --spark-batch} and {@code --spark-grouping}, or null without {@code --spark-classpath}. */
+    private static SparkComparison spark(BenchSetup setup, Map<String, String> a) {
+        String sparkClasspath = a.get("spark-classpath");
         long sparkBatch = Long.parseLong(a.getOrDefault("spark-batch", "50000"));
         String sparkGrouping = a.getOrDefault("spark-grouping", "partition");
         if (!List.of("partition", "replica_set").contains(sparkGrouping)) {
             throw new IllegalArgumentException("--spark-grouping is partition or replica_set, was " + sparkGrouping);
         }
-        SparkComparison spark = sparkClasspath == null ? null : new SparkComparison(setup, sparkClasspath, sparkBatch, sparkGrouping);
-        return new WorkerProcessBenchmark(setup, passing, workerJavaOptions, baseline, aotJava, workerJdk, spark);
+        return sparkClasspath == null ? null : new SparkComparison(setup, sparkClasspath, sparkBatch, sparkGrouping);
     }
 }

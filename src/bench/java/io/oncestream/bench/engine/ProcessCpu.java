@@ -86,6 +86,13 @@ final class ProcessCpu {
         return out.toString();
     }
 
+    /** The CPU seconds (user + system, all threads) process {@code name} used over the window; NaN when it could not be read. */
+    double seconds(String name) {
+        long before = startTicks.getOrDefault(name, -1L);
+        long now = endTicks.getOrDefault(name, -1L);
+        return before < 0 || now < 0 ? Double.NaN : (now - before) / TICKS_PER_SECOND;
+    }
+
     /**
      * This JVM's CPUs over the window by kind of thread, named by {@code kindOf} from a thread's
      * name as Linux keeps it: threads started within the window count whole, threads that

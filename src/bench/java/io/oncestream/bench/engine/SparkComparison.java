@@ -10,7 +10,8 @@ import io.oncestream.engine.config.JobConfigs;
 /**
  * The same job in Spark Structured Streaming with the Spark Cassandra Connector
  * ({@code deploy/local/spark}), run as a whole process in each round of the worker-process
- * mode, on the same topic and Cassandra ({@code benchmark.sh --worker-process N --spark}).
+ * mode, on the same topic and Cassandra ({@code benchmark.sh --worker-process N --spark}); and,
+ * in its latency mode, a contender of the latency side by side ({@link LatencyContenders}).
  */
 final class SparkComparison {
 
@@ -75,15 +76,7 @@ final class SparkComparison {
         Path dir = Files.createDirectories(setup.work.resolve(table));
         Path output = dir.resolve("spark.log");
         Path times = dir.resolve("cpu-times.txt");
-        String contactPoint = setup.contactPoint;
-        int colon = contactPoint.lastIndexOf(':');
-        List<String> javaArguments = new ArrayList<>(List.of("-Xmx" + SPARK_HEAP));
-        javaArguments.addAll(SPARK_JAVA_17_OPTIONS);
-        javaArguments.addAll(List.of("-cp", sparkClasspath, "io.oncestream.bench.spark.SparkOrders", setup.bootstrap, topic,
-                contactPoint.substring(0, colon), contactPoint.substring(colon + 1), setup.datacenter, setup.keyspace, table,
-                dir.resolve("checkpoint").toString(), Long.toString(sparkBatch), Integer.toString(SPARK_THREADS),
-                Integer.toString(SPARK_WRITES_PER_TASK), sparkGrouping, Integer.toString(sparkBatchRows())));
-        ProcessBuilder command = WorkerProcessBenchmark.timedJava(null, javaArguments, output, times);
+        ProcessBuilder command = WorkerProcessBenchmark.timedJava(null, javaArguments(topic, table, dir, null), output, times);
         long started = System.currentTimeMillis();
         int exit = command.start().waitFor();
         long ended = System.currentTimeMillis();
@@ -96,5 +89,25 @@ final class SparkComparison {
                 .ifPresent(l -> sparkVersion = l.substring("spark version ".length()));
         return new double[] {ended - started, produced.passingRecords() / ((ended - started) / 1000.0),
             WorkerProcessBenchmark.childCpuSeconds(times) / setup.records * 1e6};
+    }
+
+    /**
+     * The JVM options and arguments of the comparison job over {@code topic} into {@code table},
+     * with its checkpoint in {@code dir}: {@code Trigger.AvailableNow}, or with
+     * {@code triggerMs} (not null) the latency mode's processing-time trigger.
+     */
+    List<String> javaArguments(String topic, String table, Path dir, Long triggerMs) {
+        String contactPoint = setup.contactPoint;
+        int colon = contactPoint.lastIndexOf(':');
+        List<String> javaArguments = new ArrayList<>(List.of("-Xmx" + SPARK_HEAP));
+        javaArguments.addAll(SPARK_JAVA_17_OPTIONS);
+        javaArguments.addAll(List.of("-cp", sparkClasspath, "io.oncestream.bench.spark.SparkOrders", setup.bootstrap, topic,
+                contactPoint.substring(0, colon), contactPoint.substring(colon + 1), setup.datacenter, setup.keyspace, table,
+                dir.resolve("checkpoint").toString(), Long.toString(sparkBatch), Integer.toString(SPARK_THREADS),
+                Integer.toString(SPARK_WRITES_PER_TASK), sparkGrouping, Integer.toString(sparkBatchRows())));
+        if (triggerMs != null) {
+            javaArguments.add(Long.toString(triggerMs));
+        }
+        return javaArguments;
     }
 }

@@ -5,19 +5,9 @@ import static io.oncestream.bench.engine.Figures.log;
 import static io.oncestream.bench.engine.Figures.median;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicLong;
-
-import com.datastax.oss.driver.api.core.cql.BoundStatement;
-import com.datastax.oss.driver.api.core.cql.PreparedStatement;
-import com.datastax.oss.driver.api.core.cql.Statement;
 
 import io.oncestream.bench.engine.BenchSetup.Run;
-import io.oncestream.engine.cassandra.UnloggedBatches;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
 
@@ -44,10 +34,9 @@ final class ThroughputBenchmark {
         String topic = "bench-" + System.currentTimeMillis();
         List<String> values = setup.freshKeyspaceAndTopic(topic, 1.0).values();
         JobConfig.CassandraSink sinkDefaults = JobConfigs.parse(setup.config(topic, "x", 1000, false)).sink();
-        int inFlight = sinkDefaults.maxInFlight();
-        int[] batching = {sinkDefaults.maxBatchRows(), sinkDefaults.maxBatchPartitions(), sinkDefaults.maxBatchBytes()};
         log("settings: maxInFlight %d, maxBatchRows %d, maxBatchPartitions %d, maxRecordsPerBatch 50000,"
-                + " rows grouped by customer (%d partitions)", inFlight, batching[0], batching[1], 2000);
+                + " rows grouped by customer (%d partitions)", sinkDefaults.maxInFlight(), sinkDefaults.maxBatchRows(),
+                sinkDefaults.maxBatchPartitions(), 2000);
 
         double[] decoding = DecodingBenchmark.decodingRatio(values);
         double[] decodingRich = DecodingBenchmark.decodingRatio(DecodingBenchmark.richer(values));
@@ -55,16 +44,16 @@ final class ThroughputBenchmark {
 
         // Warm-up: JIT, connections, prepared statements.
         setup.engineRun(topic, "warmup", true, Math.min(records, 50_000));
-        rawRun(values.subList(0, Math.min(values.size(), 50_000)), "warmup_raw", inFlight, batching);
+        rawRun(values.subList(0, Math.min(values.size(), 50_000)), "warmup_raw", sinkDefaults);
 
         // Per round, in this order: raw, engine, engine without fsync (grouped), then raw, engine (wide).
         List<Run[]> results = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
             Run[] r = {
-                rawRun(values, "raw_" + round, inFlight, batching),
+                rawRun(values, "raw_" + round, sinkDefaults),
                 setup.engineRun(topic, "synced_" + round, true, records),
                 setup.engineRun(topic, "unsynced_" + round, false, records),
-                rawRun(values, "wide_raw_" + round, inFlight, batching),
+                rawRun(values, "wide_raw_" + round, sinkDefaults),
                 setup.engineRun(topic, "wide_synced_" + round, true, records)};
             results.add(r);
             log("round %d: grouped: raw %s | engine %s | engine, no fsync %s", round, r[0], r[1], r[2]);
@@ -102,12 +91,11 @@ final class ThroughputBenchmark {
         return results.stream().mapToDouble(ratio).sorted().toArray();
     }
 
-    // ---- the raw driver loader: same rows, same statement, same grouping and concurrency ----
+    // ---- the raw driver loader: same rows, same statement, same grouping and concurrency (RawWrites) ----
 
-    private Run rawRun(List<String> values, String table, int inFlight, int[] batching) throws Exception {
+    private Run rawRun(List<String> values, String table, JobConfig.CassandraSink sink) throws Exception {
         setup.createTable(table);
-        PreparedStatement insert = setup.session.prepare("INSERT INTO " + setup.keyspace + "." + table
-                + " (customer, order_id, amount, seq) VALUES (?, ?, ?, ?) USING TIMESTAMP ?");
+        RawWrites writes = new RawWrites(setup.session, setup.keyspace, table, sink);
         // Records are parsed into memory before the clock starts (the loader reads no Kafka and
         // parses no JSON); binding, grouping and writing them is timed, as the engine's are.
         List<Object[]> orders = new ArrayList<>(values.size());
@@ -117,34 +105,10 @@ final class ThroughputBenchmark {
         }
         long cpu = BenchSetup.cpuNanos();
         long start = System.nanoTime();
-        Map<String, List<BoundStatement>> byCustomer = new LinkedHashMap<>();
-        long ts = 1;
-        boolean wide = table.startsWith("wide");
-        for (Object[] o : orders) {
-            // Rows that share a Cassandra partition share batches: the customer, or on the wide table the order itself.
-            // Typed setters: the driver's cheapest way to bind (no codec look-up by value).
-            byCustomer.computeIfAbsent((String) (wide ? o[1] : o[0]), k -> new ArrayList<>()).add(insert.boundStatementBuilder()
-                    .setString(0, (String) o[0]).setString(1, (String) o[1]).setDouble(2, (Double) o[2]).setLong(3, (Long) o[3])
-                    .setLong(4, ts++).setIdempotence(true).build());
-        }
-        List<Statement<?>> statements = UnloggedBatches.group(byCustomer, batching[0], batching[1], batching[2],
-                UnloggedBatches.replicas(setup.session));
-        Semaphore permits = new Semaphore(inFlight);
-        List<CompletableFuture<?>> futures = new ArrayList<>(statements.size());
-        AtomicLong lastAck = new AtomicLong();
-        for (Statement<?> s : statements) {
-            permits.acquireUninterruptibly();
-            futures.add(setup.session.executeAsync(s).toCompletableFuture().whenComplete((r, e) -> {
-                lastAck.accumulateAndGet(System.nanoTime(), Math::max);
-                permits.release();
-                if (e != null) {
-                    throw new IllegalStateException(e);
-                }
-            }));
-        }
-        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).join();
+        long[] ts = {1};
+        long lastAck = writes.write(orders, () -> ts[0]++);
         double cpuSeconds = (BenchSetup.cpuNanos() - cpu) / 1e9;
-        double rate = values.size() / ((lastAck.get() - start) / 1e9);
+        double rate = values.size() / ((lastAck - start) / 1e9);
         return new Run(rate, cpuSeconds / values.size() * 1e6, rate);
     }
 }

@@ -74,6 +74,17 @@ public final class KafkaRecordSource implements RecordSource {
         this.config = config;
         this.assignment = assignment;
         this.stopRequested = stopRequested;
+        this.consumer = new KafkaConsumer<>(consumerProperties(config, assignment.workerIndex()), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer());
+    }
+
+    /**
+     * The consumer settings of worker {@code workerIndex}: the job's properties, then what the
+     * protocol needs (no auto-commit, {@code read_committed}, no offset reset: the checkpoint
+     * decides where to read), then defaults the job's properties may override. Public so that
+     * the benchmark's at-least-once loop consumes with the worker's very settings.
+     */
+    public static Properties consumerProperties(JobConfig.KafkaSource config, int workerIndex) {
         Properties props = new Properties();
         props.putAll(config.properties());
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
@@ -91,8 +102,8 @@ public final class KafkaRecordSource implements RecordSource {
         props.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, String.valueOf(FETCH_MAX_WAIT_MS));
         props.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(32 * 1024 * 1024));
         props.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(4 * 1024 * 1024));
-        props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, config.groupId() + "-worker-" + assignment.workerIndex());
-        this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, config.groupId() + "-worker-" + workerIndex);
+        return props;
     }
 
     /** The partitions this worker owns now. */
@@ -283,7 +294,8 @@ public final class KafkaRecordSource implements RecordSource {
         return new TopicPartition(k.topic(), k.partition());
     }
 
-    private static SourceRecord toSourceRecord(ConsumerRecord<byte[], byte[]> r) {
+    /** A consumed record as the engine sees it (public: the benchmark's at-least-once loop converts its records the same way). */
+    public static SourceRecord toSourceRecord(ConsumerRecord<byte[], byte[]> r) {
         Header[] all = r.headers().toArray();
         Map<String, String> headers = all.length == 0 ? Map.of() : new HashMap<>();
         for (Header h : all) {
