@@ -128,6 +128,7 @@ public final class OperatorBenchmark {
         row("live heap after a full GC, " + String.format(Locale.ROOT, "%,d", jobs) + " jobs and their pods", mb(heap));
         row("live heap per job (its pods included)", String.format(Locale.ROOT, "%.1f KB", (heap - emptyHeap) / jobs / 1024));
         row("resident set size", mb(rssBytes(first.pid())));
+        heapByClass(first, jobs);
         atRest.report();
         row("at rest: StreamJobs, owned objects and pods changed by anyone", String.valueOf(changed));
         HttpServer workers = running > 0 ? serveWorkers() : null;
@@ -376,6 +377,22 @@ public final class OperatorBenchmark {
         new Command(List.of(jcmd.toString(), String.valueOf(operator.pid()), "GC.run")).run(Duration.ofMinutes(2)).orThrow();
         Thread.sleep(1000); // a fixed second after the collection before the gauge is read, as every recorded figure was measured
         return metric(operator, "jvm_gc_live_data_size_bytes");
+    }
+
+    /**
+     * The classes that hold the most of the live heap ({@code jcmd GC.class_histogram}, itself
+     * after a full GC), with bytes per job: where a change of the per-job figure comes from.
+     */
+    private void heapByClass(OperatorProcess operator, int jobs) throws IOException, InterruptedException {
+        Path jcmd = Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jcmd");
+        String histogram = new Command(List.of(jcmd.toString(), String.valueOf(operator.pid()), "GC.class_histogram"))
+                .run(Duration.ofMinutes(2)).orThrow().stdout();
+        // Lines "   1:   123456   7890123  java.lang.String (java.base@17)": rank, instances, bytes, class.
+        histogram.lines().map(String::trim).filter(l -> l.matches("\\d+:\\s+\\d+\\s+\\d+\\s+.*")).limit(15).forEach(l -> {
+            String[] f = l.split("\\s+", 4);
+            row("live heap by class: " + f[3], String.format(Locale.ROOT, "%,d instances, %s, %.0f bytes per job",
+                    Long.parseLong(f[1]), mb(Double.parseDouble(f[2])), Double.parseDouble(f[2]) / jobs));
+        });
     }
 
     private static double metric(OperatorProcess operator, String name) {
