@@ -33,6 +33,7 @@
 #          as the worker does, instead of its default, rows of one partition)
 #        deploy/local/benchmark.sh --latency-side-by-side 3 [--records 200000] [--latency-seconds 20]
 #          [--latency-warmup-seconds 60] [--spark-trigger-ms 0] [--spark-grouping partition|replica_set]
+#          [--baseline DIR] [--no-spark]
 #          (latency side by side, issue #31: the engine's maximum wide rate (the throughput mode's engine, the
 #          best of 2 runs over --records), then at 25 % and at 50 % of it, 3 rounds each with the order rotated:
 #          the packaged worker (a continuous job, the images' JDK and a worker pod's JVM options, WAL and commits
@@ -42,7 +43,9 @@
 #          of its own on a new topic, a producer in the benchmark at the rate. Prints p50/p99/max of record latency
 #          (Cassandra's ack of its batch - its Kafka timestamp) and CPU per record per run, then the per-round ratios
 #          against the targets. --latency-warmup-seconds is 60 unless set (shorter only for a smoke run);
-#          --latency-interval-ms and --latency-consumer apply to the worker's and the floor's job. About 35 min)
+#          --latency-interval-ms and --latency-consumer apply to the worker's and the floor's job. About 35 min.
+#          --baseline DIR, a copy of an earlier build's target/quarkus-app: its engine is a contender too ("before"),
+#          and the ratios of the change are printed; --no-spark leaves Spark out, e.g. when measuring a change)
 #        deploy/local/benchmark.sh --worker-memory 0,500,5000,max [--limits 512,384,320,256,192,160,128] [--seconds 60]
 #          [--warmup-seconds 15] [--max-records 1500000] [--max-records-per-batch 50000] [--nmt yes] [--worker-java-options "|-XX:A"]   (the packaged
 #          worker, a continuous job with a worker pod's JVM options and no -Xmx, in a memory cgroup whose limit
@@ -82,15 +85,17 @@ trap '[ ${#started[@]} -eq 0 ] || deploy/local/test-services.sh stop "${started[
 
 pin=false
 spark=false
+no_spark=false
 args=()
 for a in "$@"; do
   case "$a" in
     --pin) pin=true ;;
     --spark) spark=true ;;
+    --no-spark) no_spark=true ;;
     *) args+=("$a") ;;
   esac
 done
-$side_by_side && spark=true # Spark is one of its contenders
+$side_by_side && ! $no_spark && spark=true # Spark is one of its contenders, unless left out
 launcher=()
 if $pin; then
   command -v taskset >/dev/null 2>&1 || { echo "--pin needs taskset (util-linux)" >&2; exit 2; }

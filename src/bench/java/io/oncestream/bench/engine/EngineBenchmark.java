@@ -112,13 +112,16 @@ public final class EngineBenchmark {
 
     /**
      * The latency side by side with its options: {@code --latency-warmup-seconds} (60 by default in this mode),
-     * {@code --latency-seconds}, {@code --spark-trigger-ms}, and the worker's and Spark's.
+     * {@code --latency-seconds}, {@code --spark-trigger-ms}, {@code --baseline DIR} (an earlier build's engine too),
+     * and the worker's and Spark's.
      */
     private static LatencyComparison latencyComparison(BenchSetup setup, Map<String, String> a, Map<String, Long> servicePids,
             Path cassandraGcLog, long intervalMs, String consumer) {
         Path workerJdk = a.containsKey("worker-jdk") ? Path.of(a.get("worker-jdk")) : null;
         long sparkTriggerMs = Long.parseLong(a.getOrDefault("spark-trigger-ms", "0"));
-        LatencyContenders contenders = new LatencyContenders(setup, workerJdk, intervalMs, consumer, spark(setup, a), sparkTriggerMs);
+        Path baseline = a.containsKey("baseline") ? Path.of(a.get("baseline")) : null;
+        LatencyContenders contenders = new LatencyContenders(setup, workerJdk, intervalMs, consumer,
+                spark(setup, a), sparkTriggerMs, baseline);
         return new LatencyComparison(setup, contenders, servicePids, cassandraGcLog,
                 Integer.parseInt(a.getOrDefault("latency-warmup-seconds", String.valueOf(LatencyComparison.WARMUP_SECONDS))),
                 Double.parseDouble(a.getOrDefault("latency-seconds", "20")));

@@ -70,8 +70,8 @@ final class LatencyComparison {
 
     void run(int rounds) throws Exception {
         List<Contender> all = contenders.all();
-        if (all.size() < 3) {
-            log("no Spark class path (--spark-classpath, which benchmark.sh sets): Spark is not run, its ratio not told");
+        if (all.stream().noneMatch(c -> c.name().equals("Spark"))) {
+            log("Spark is not run (--no-spark, or no --spark-classpath, which benchmark.sh sets): its ratio is not told");
         }
         if (rounds < 3 || warmupSeconds < 60) {
             log("%d rounds, %d s of warm-up: a smoke run; the issue's method asks for at least 3 rounds and 60 s", rounds,
@@ -154,6 +154,10 @@ final class LatencyComparison {
             }
             log("%s: Cassandra's GC pauses in the window: %s", run, GcPauses.loggedPauses(cassandraGcLog, window.fromMs(),
                     window.toMs()));
+            String phases = running.phases(window.fromMs(), window.toMs());
+            if (phases != null) {
+                log("%s: its batches in the window: %s", run, phases);
+            }
             return new Result(latency, cpu.seconds(contender.name()) / latency.produced() * 1e6);
         }
     }
@@ -178,9 +182,17 @@ final class LatencyComparison {
             List<Map<String, Result>> byRound = results.get(r);
             System.out.println(LatencyRounds.line(share(r), LatencyRounds.ENGINE_FLOOR_P99,
                     perRound(byRound, "floor", false)));
-            if (all.size() > 2) {
+            if (all.stream().anyMatch(c -> c.name().equals("Spark"))) {
                 System.out.println(LatencyRounds.line(share(r), LatencyRounds.ENGINE_SPARK_P99,
                         perRound(byRound, "Spark", false)));
+            }
+            if (all.stream().anyMatch(c -> c.name().equals(LatencyContenders.BEFORE))) {
+                System.out.println(LatencyRounds.line(share(r), LatencyRounds.BEFORE_FLOOR_P99,
+                        perRound(byRound, LatencyContenders.BEFORE, "floor", false)));
+                System.out.println(LatencyRounds.line(share(r), LatencyRounds.ENGINE_BEFORE_P99,
+                        perRound(byRound, "engine", LatencyContenders.BEFORE, false)));
+                System.out.println(LatencyRounds.line(share(r), LatencyRounds.ENGINE_BEFORE_P50,
+                        perRound(byRound, "engine", LatencyContenders.BEFORE, true, false)));
             }
             System.out.println(LatencyRounds.line(share(r), LatencyRounds.ENGINE_FLOOR_CPU,
                     perRound(byRound, "floor", true)));
@@ -189,11 +201,22 @@ final class LatencyComparison {
 
     /** Per round, the engine's p99 (or CPU per record) over {@code other}'s. */
     private static double[] perRound(List<Map<String, Result>> byRound, String other, boolean cpu) {
+        return perRound(byRound, "engine", other, false, cpu);
+    }
+
+    /** Per round, {@code one}'s p99 (or CPU per record) over {@code other}'s. */
+    private static double[] perRound(List<Map<String, Result>> byRound, String one, String other, boolean cpu) {
+        return perRound(byRound, one, other, false, cpu);
+    }
+
+    /** Per round, {@code one}'s p99 (p50 if {@code median}; or CPU per record) over {@code other}'s. */
+    private static double[] perRound(List<Map<String, Result>> byRound, String one, String other, boolean median, boolean cpu) {
         return byRound.stream().mapToDouble(inRound -> {
-            Result engine = inRound.get("engine");
-            Result them = inRound.get(other);
-            return cpu ? LatencyRounds.ratio(engine.cpuMicrosPerRecord(), them.cpuMicrosPerRecord())
-                    : LatencyRounds.ratio(engine.latency().p99(), them.latency().p99());
+            Result a = inRound.get(one);
+            Result b = inRound.get(other);
+            return cpu ? LatencyRounds.ratio(a.cpuMicrosPerRecord(), b.cpuMicrosPerRecord())
+                    : median ? LatencyRounds.ratio(a.latency().p50(), b.latency().p50())
+                    : LatencyRounds.ratio(a.latency().p99(), b.latency().p99());
         }).toArray();
     }
 

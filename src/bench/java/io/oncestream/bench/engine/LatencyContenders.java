@@ -65,15 +65,25 @@ final class LatencyContenders {
     private final SparkComparison spark;
     /** Spark's processing-time trigger in ms ({@code --spark-trigger-ms}; 0: back to back). */
     private final long sparkTriggerMs;
+    /** An earlier build of the worker ({@code --baseline DIR}, a copy of its {@code target/quarkus-app}), or null. */
+    private final Path baseline;
+
+    /** The name of the earlier build's engine in the results. */
+    static final String BEFORE = "before";
 
     LatencyContenders(BenchSetup setup, Path workerJdk, long intervalMs, String consumerProperties, SparkComparison spark,
-            long sparkTriggerMs) {
+            long sparkTriggerMs, Path baseline) {
         this.setup = setup;
         this.workerJdk = workerJdk;
         this.intervalMs = intervalMs;
         this.consumerProperties = consumerProperties;
         this.spark = spark;
         this.sparkTriggerMs = sparkTriggerMs;
+        this.baseline = baseline;
+        if (baseline != null && !Files.exists(baseline.resolve("quarkus-run.jar"))) {
+            throw new IllegalArgumentException(baseline.resolve("quarkus-run.jar") + " is missing: --baseline names a copy of an"
+                    + " earlier build's target/quarkus-app");
+        }
     }
 
     /** How a run of a contender starts over {@code topic} into {@code table}, its files in {@code dir}; it returns once the contender waits for records. */
@@ -95,9 +105,14 @@ final class LatencyContenders {
         }
     }
 
-    /** The engine, the floor, then Spark if it is configured. */
+    /** The engine, the earlier build's if there is one, the floor, then Spark if it is configured. */
     List<Contender> all() {
-        List<Contender> all = new ArrayList<>(List.of(new Contender("engine", this::engine), new Contender("floor", this::floor)));
+        List<Contender> all = new ArrayList<>(List.of(new Contender("engine", (t, table, dir) -> engine(Path.of("target/quarkus-app"),
+                t, table, dir))));
+        if (baseline != null) {
+            all.add(new Contender(BEFORE, (t, table, dir) -> engine(baseline, t, table, dir)));
+        }
+        all.add(new Contender("floor", this::floor));
         if (spark != null) {
             all.add(new Contender("Spark", this::spark));
         }
@@ -113,8 +128,8 @@ final class LatencyContenders {
                 .replace("\"trigger\"", "\"checkpoint\": {\"retainBatches\": 1000000000}, \"trigger\"");
     }
 
-    private Running engine(String topic, String table, Path dir) throws Exception {
-        Path jar = Path.of("target/quarkus-app/quarkus-run.jar");
+    private Running engine(Path app, String topic, String table, Path dir) throws Exception {
+        Path jar = app.resolve("quarkus-run.jar");
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar + " is missing: build the worker first (mvn package -DskipTests)");
         }
@@ -134,6 +149,11 @@ final class LatencyContenders {
                     }
                 }
                 return written;
+            }
+
+            @Override
+            String phases(long fromMs, long toMs) throws IOException {
+                return batchPhases(Files.readAllLines(output), fromMs, toMs);
             }
 
             @Override
@@ -267,6 +287,49 @@ final class LatencyContenders {
         }
     }
 
+    private static final Pattern PHASES = Pattern.compile("^(\\S+) .*batch \\d+ committed: .*\\{(.*)\\}$");
+
+    /**
+     * p50 / p99 of each phase of the worker's batches logged in {@code [fromMs, toMs)} (its lines
+     * "batch N committed: ... {planning=3, reading=2, writing=6, committing=2, total=13}"), in ms,
+     * and how many batches: where the engine's time goes next to the floor's.
+     */
+    static String batchPhases(List<String> lines, long fromMs, long toMs) {
+        Map<String, List<Long>> byPhase = new java.util.LinkedHashMap<>();
+        int batches = 0;
+        for (String line : lines) {
+            Matcher m = PHASES.matcher(line);
+            if (!m.matches()) {
+                continue;
+            }
+            long at;
+            try {
+                at = java.time.Instant.parse(m.group(1)).toEpochMilli();
+            } catch (java.time.format.DateTimeParseException notATime) {
+                continue;
+            }
+            if (at < fromMs || at >= toMs) {
+                continue;
+            }
+            batches++;
+            for (String pair : m.group(2).split(",\\s*")) {
+                String[] kv = pair.split("=");
+                if (kv.length == 2 && kv[1].matches("\\d+")) {
+                    byPhase.computeIfAbsent(kv[0], k -> new ArrayList<>()).add(Long.parseLong(kv[1]));
+                }
+            }
+        }
+        if (batches == 0) {
+            return "no batch logged in the window";
+        }
+        List<String> out = new ArrayList<>();
+        byPhase.forEach((phase, values) -> {
+            long[] sorted = values.stream().mapToLong(Long::longValue).sorted().toArray();
+            out.add(String.format("%s %d/%d", phase, sorted[(sorted.length - 1) / 2], sorted[(int) Math.ceil(sorted.length * 0.99) - 1]));
+        });
+        return batches + " batches, ms p50/p99: " + String.join(", ", out);
+    }
+
     /**
      * A contender's process while it runs: what its output says it wrote, and, once stopped, the
      * batches it acknowledged. Closing it stops the process.
@@ -309,6 +372,11 @@ final class LatencyContenders {
 
         /** The acknowledged batches, after {@link #stop}. */
         abstract List<AckedBatch> batches(List<String> lines) throws IOException;
+
+        /** Where the batches acknowledged in {@code [fromMs, toMs)} spent their time, if the contender tells (the engine does). */
+        String phases(long fromMs, long toMs) throws IOException {
+            return null;
+        }
 
         List<AckedBatch> batches() throws IOException {
             return batches(Files.readAllLines(output));

@@ -22,6 +22,10 @@ final class LatencyRounds {
     static final Target ENGINE_FLOOR_P99 = new Target("engine p99 / floor p99", 1.2);
     static final Target ENGINE_SPARK_P99 = new Target("engine p99 / Spark p99", 0.25);
     static final Target ENGINE_FLOOR_CPU = new Target("engine / floor CPU per record", 1.2);
+    /** With {@code --baseline}: the earlier build against the floor (the same target), and the change itself (at most as slow). */
+    static final Target BEFORE_FLOOR_P99 = new Target("before p99 / floor p99", 1.2);
+    static final Target ENGINE_BEFORE_P99 = new Target("engine p99 / before p99", 1.0);
+    static final Target ENGINE_BEFORE_P50 = new Target("engine p50 / before p50", 1.0);
 
     private LatencyRounds() {
     }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import io.oncestream.bench.engine.RecordLatencies.AckedBatch;
 import io.oncestream.bench.engine.RecordLatencies.Range;
 
-/** How the Spark job's latency lines become batches, without Spark. */
+/** How the Spark job's latency lines become batches, without Spark; how the worker's batch lines become phase figures. */
 class LatencyContendersTest {
 
     @Test
@@ -28,6 +28,23 @@ class LatencyContendersTest {
         assertThat(batches.get(0).ackMs()).isEqualTo(1_700_000_000_100L);
         assertThat(batches.get(0).ranges()).containsExactlyInAnyOrder(new Range(0, 0, 3), new Range(1, 0, 2));
         assertThat(batches.get(1).ranges()).containsExactlyInAnyOrder(new Range(0, 3, 5), new Range(1, 2, 4));
+    }
+
+    @Test
+    void phasesOfTheBatchesLoggedInTheWindowOnly() {
+        String at = "2026-12-06T16:26:20.%03dZ INFO    [io.oncestream.engine.MicroBatchEngine] batch %d committed: read 174,"
+                + " filtered out 0, written 174, dead-lettered 0 in 13 ms {planning=%d, reading=2, writing=6, committing=2, total=13}";
+        long from = java.time.Instant.parse("2026-12-06T16:26:20.100Z").toEpochMilli();
+        List<String> lines = List.of(
+                String.format(at, 50, 1, 90), // before the window
+                String.format(at, 100, 2, 3),
+                "2026-12-06T16:26:20.150Z INFO    [io.oncestream.worker.WorkerMain] something else",
+                String.format(at, 200, 3, 5),
+                String.format(at, 300, 4, 7),
+                String.format(at, 400, 5, 80)); // at the window's end: not in it
+        assertThat(LatencyContenders.batchPhases(lines, from, from + 300))
+                .isEqualTo("3 batches, ms p50/p99: planning 5/7, reading 2/2, writing 6/6, committing 2/2, total 13/13");
+        assertThat(LatencyContenders.batchPhases(lines, from + 1000, from + 2000)).isEqualTo("no batch logged in the window");
     }
 
     @Test
