@@ -81,11 +81,23 @@ final class BatchProtocol {
 
     /** Step 1's input: the ends of each owned partition now; the first time, also the group resync. */
     Map<String, KafkaOffsets> latestOffsets() {
-        Map<String, KafkaOffsets> kafka = source.offsets();
+        Map<String, KafkaOffsets> kafka = source.offsets(nextStarts());
         if (!groupOffsetsResynced) {
             resyncGroupOffsets();
         }
         return kafka;
+    }
+
+    /** Where the next batch starts if it follows a committed one (its ends); null for a first batch or a replay. */
+    private Map<String, Long> nextStarts() {
+        Optional<BatchLog.Entry<BatchOffsets>> last = checkpoint.offsets().latest();
+        Optional<BatchLog.Entry<BatchCommit>> committed = checkpoint.commits().latest();
+        if (last.isEmpty() || committed.isEmpty() || committed.get().batchId() != last.get().batchId()) {
+            return null;
+        }
+        Map<String, Long> ends = new TreeMap<>();
+        last.get().value().partitions().forEach((p, r) -> ends.put(p, r.end()));
+        return ends;
     }
 
     /** Whether the consumer group was brought up to the last commit since the start. */

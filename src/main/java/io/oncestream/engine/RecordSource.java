@@ -15,6 +15,17 @@ public interface RecordSource extends AutoCloseable {
     Map<String, KafkaOffsets> offsets();
 
     /**
+     * As {@link #offsets()}, when the next batch starts at {@code starts} (the ends of the last
+     * committed batch, by partition; null when it is not known, as for a replay or a first
+     * batch): a source may then answer from what it has already fetched, with latest offsets
+     * Kafka had a moment ago rather than now, and the earliest offset of a partition no lower
+     * than what it still holds from its start.
+     */
+    default Map<String, KafkaOffsets> offsets(Map<String, Long> starts) {
+        return offsets();
+    }
+
+    /**
      * Delivers every record with {@code start <= offset < end} of each range, in offset order
      * per partition, and returns when each partition's position reached its end.
      */

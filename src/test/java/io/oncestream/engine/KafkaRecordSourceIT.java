@@ -9,10 +9,12 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -24,6 +26,7 @@ import io.oncestream.engine.config.JobConfigs;
 import io.oncestream.engine.config.TestConfigs;
 import io.oncestream.engine.kafka.KafkaRecordSource;
 import io.oncestream.engine.kafka.PartitionAssignment;
+import io.oncestream.engine.plan.KafkaOffsets;
 import io.oncestream.testing.KafkaBroker;
 import io.oncestream.testing.KafkaExtension;
 
@@ -127,6 +130,92 @@ class KafkaRecordSourceIT {
             assertThat(owner1.committedChainPoints()).as("worker 1 of 2 owns partition 1 only")
                     .isEqualTo(Map.of(TopicPartitionKey.of(topic, 1), new ChainPoint(2, 20)));
         }
+    }
+
+    /**
+     * Planning from the fetch: once a batch was read to its ends, the next plan's latest offsets
+     * come from one poll instead of {@code ListOffsets}; they are offsets Kafka has (at most its
+     * last stable ones), and reading up to them gives exactly the committed records, the polled
+     * ones included. A start the consumer is not at is planned with {@code ListOffsets}, and so is
+     * a partition whose records were deleted below the consumer's position: the earliest offset
+     * then tells the planner that records were lost.
+     */
+    @Test
+    void plansFromTheFetchAfterABatchAndWithListOffsetsOtherwise(KafkaBroker kafka) throws Exception {
+        String topic = kafka.createTopic("source-fetch-plan", 2);
+        String json = TestConfigs.orders("it/fetch-plan", kafka.bootstrapServers(), topic, "127.0.0.1:1", "dc", "k", "t");
+        try (KafkaRecordSource source = new KafkaRecordSource(JobConfigs.parse(json).source(),
+                new PartitionAssignment(List.of(topic), 1, 0), () -> false)) {
+            Map<String, Long> ends = new TreeMap<>(Map.of(TopicPartitionKey.of(topic, 0), 0L, TopicPartitionKey.of(topic, 1), 0L));
+            produce(kafka, topic, 0, 600);
+            Map<String, KafkaOffsets> first = source.offsets(ends);
+            assertThat(source.plansFromFetch()).as("nothing read yet: the consumer is at no start").isZero();
+            ends = readPlanned(kafka, source, topic, ends, first);
+            // The fetch may miss its wait on a loaded machine (then ListOffsets plans, and a read
+            // comes before the next try): a few rounds, of which at least one must come from it.
+            for (int round = 1; round <= 3; round++) {
+                produce(kafka, topic, round * 1000, 500);
+                long before = source.plansFromFetch();
+                Map<String, KafkaOffsets> next = source.offsets(ends);
+                Map<String, KafkaOffsets> listed = source.offsets();
+                long newer = 0;
+                for (String p : ends.keySet()) {
+                    assertThat(next.get(p).latest()).as("%s: latest offset planned, round %d", p, round)
+                            .isGreaterThanOrEqualTo(ends.get(p)).isLessThanOrEqualTo(listed.get(p).latest());
+                    assertThat(next.get(p).earliest()).isLessThanOrEqualTo(ends.get(p));
+                    newer += next.get(p).latest() - ends.get(p);
+                }
+                assertThat(newer).as("records planned in round %d", round).isPositive();
+                ends = readPlanned(kafka, source, topic, ends, next);
+                if (source.plansFromFetch() > before) {
+                    break;
+                }
+            }
+            assertThat(source.plansFromFetch()).as("plans answered from the fetch").isPositive();
+            Map<String, Long> elsewhere = new TreeMap<>(ends);
+            elsewhere.put(TopicPartitionKey.of(topic, 0), 1L);
+            long fromFetch = source.plansFromFetch();
+            produce(kafka, topic, 5000, 40);
+            source.offsets(elsewhere);
+            assertThat(source.plansFromFetch()).as("a start the consumer is not at").isEqualTo(fromFetch);
+            // Records deleted below where the consumer is: ListOffsets, whose earliest offset shows the loss.
+            long position = ends.get(TopicPartitionKey.of(topic, 0));
+            long deletedBelow = source.offsets().get(TopicPartitionKey.of(topic, 0)).latest();
+            assertThat(deletedBelow).isGreaterThan(position);
+            kafka.admin().deleteRecords(Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(deletedBelow))).all().get();
+            KafkaOffsets afterDeletion = source.offsets(ends).get(TopicPartitionKey.of(topic, 0));
+            assertThat(afterDeletion.earliest()).as("earliest after the deletion").isEqualTo(deletedBelow);
+            assertThat(source.plansFromFetch()).isEqualTo(fromFetch);
+        }
+    }
+
+    private static void produce(KafkaBroker kafka, String topic, int from, int count) {
+        List<ProducerRecord<String, String>> records = new ArrayList<>();
+        for (int i = from; i < from + count; i++) {
+            records.add(new ProducerRecord<>(topic, i % 2, null, "r" + i));
+        }
+        kafka.produce(records);
+    }
+
+    /** Reads the batch from {@code starts} to the planned latest offsets, checks it is exact, and returns its ends. */
+    private static Map<String, Long> readPlanned(KafkaBroker kafka, KafkaRecordSource source, String topic, Map<String, Long> starts,
+            Map<String, KafkaOffsets> planned) {
+        Map<String, PartitionRange> ranges = new TreeMap<>();
+        Map<String, Long> ends = new TreeMap<>();
+        starts.forEach((p, start) -> {
+            ranges.put(p, new PartitionRange(start, planned.get(p).latest(), 0));
+            ends.put(p, planned.get(p).latest());
+        });
+        List<String> got = new ArrayList<>();
+        source.read(ranges, r -> got.add(r.partition() + "@" + r.offset() + "=" + new String(r.value(), StandardCharsets.UTF_8)));
+        List<ConsumerRecord<String, String>> committed = kafka.readAll(topic, "read_committed");
+        List<String> want = new ArrayList<>();
+        for (int p = 0; p < 2; p++) {
+            String key = TopicPartitionKey.of(topic, p);
+            want.addAll(expected(committed, p, starts.get(key), ends.get(key)));
+        }
+        assertThat(got).as("records read from %s to %s", starts, ends).containsExactlyInAnyOrderElementsOf(want);
+        return ends;
     }
 
     private static List<String> readRange(KafkaRecordSource source, String topic, int partition, long start, long end) {

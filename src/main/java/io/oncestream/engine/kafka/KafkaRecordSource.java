@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -18,8 +19,10 @@ import java.util.logging.Logger;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -47,6 +50,14 @@ import io.oncestream.engine.transform.SourceRecord;
 public final class KafkaRecordSource implements RecordSource {
 
     private static final Duration POLL = Duration.ofMillis(500);
+    /**
+     * How long planning from the fetch ({@link #offsets(Map)}) waits for new records: a poll
+     * returns as soon as the broker has some, so this is only waited at a quiet source, which
+     * then gets a plan from {@code ListOffsets} as before.
+     */
+    private static final Duration PLAN_POLL = Duration.ofMillis(200);
+    /** Records held past the last batch's ends above which planning polls no more (they are planned first). */
+    private static final int HELD_FOR_PLANNING = 10_000;
     /** The consumer's {@code fetch.max.wait.ms} unless the job's properties set it. */
     private static final int FETCH_MAX_WAIT_MS = 10;
     private static final Logger LOG = Logger.getLogger(KafkaRecordSource.class.getName());
@@ -57,6 +68,13 @@ public final class KafkaRecordSource implements RecordSource {
     private final BooleanSupplier stopRequested;
     private final String jobInstance;
     private final Map<TopicPartition, ReadAhead> ahead = new HashMap<>();
+    /**
+     * Whether the last poll of {@link #offsets(Map)} brought nothing and no batch was read
+     * since: a quiet source, planned with {@code ListOffsets} alone, as before, until a batch
+     * reads records again (an idle worker asks Kafka no more often than it did).
+     */
+    private boolean quiet;
+    private long plansFromFetch;
     /** The offsets of the newest group commit asked for, committed again synchronously on close. */
     private Map<TopicPartition, OffsetAndMetadata> lastGroupOffsets = Map.of();
 
@@ -147,6 +165,96 @@ public final class KafkaRecordSource implements RecordSource {
         }
     }
 
+    /**
+     * The ends to plan from, without asking Kafka for them when the consumer already knows:
+     * every owned partition's records from {@code starts} (the ends of the last committed batch)
+     * are held or next to be fetched, so one poll brings what came since, and each partition's
+     * latest offset is the last stable offset of its newest fetch response (or, if more, the
+     * position reached): an offset Kafka had, at most a fetch old. That saves the two
+     * {@code ListOffsets} round trips of {@link #offsets()} and the read's own fetch, which the
+     * records just polled make unnecessary. The earliest offset given is the start itself (its
+     * records are held or fetchable: the poll would have failed otherwise), which is all the
+     * planner checks it against for a partition the checkpoint knows.
+     * <p>
+     * Planned as before, with {@link #offsets()}, when any partition's start is not where the
+     * consumer is, the consumer has no last stable offset yet, or the poll brought nothing: a
+     * quiet source, and a broker that does not answer, which {@code ListOffsets} then reports.
+     */
+    @Override
+    public Map<String, KafkaOffsets> offsets(Map<String, Long> starts) {
+        Map<String, KafkaOffsets> fetched = starts == null ? null : fromFetch(starts);
+        return fetched != null ? fetched : offsets();
+    }
+
+    private Map<String, KafkaOffsets> fromFetch(Map<String, Long> starts) {
+        List<TopicPartition> owned;
+        try {
+            owned = owned();
+        } catch (KafkaException e) {
+            return null; // ListOffsets reports it
+        }
+        if (quiet || owned.size() != starts.size() || !consumer.assignment().containsAll(owned)) {
+            return null;
+        }
+        for (TopicPartition tp : owned) {
+            ReadAhead held = ahead.get(tp);
+            Long start = starts.get(TopicPartitionKey.of(tp.topic(), tp.partition()));
+            if (start == null || held == null || held.from() != start) {
+                return null;
+            }
+        }
+        int held = 0;
+        for (TopicPartition tp : owned) {
+            held += ahead.get(tp).records().size();
+        }
+        if (held >= HELD_FOR_PLANNING) {
+            // Batches smaller than what polls bring (a small maxRecordsPerBatch): plan from what is
+            // held, with the last stable offsets known, until it is worked off.
+            return fromPositions(owned);
+        }
+        ConsumerRecords<byte[], byte[]> polled;
+        try {
+            consumer.resume(owned);
+            polled = consumer.poll(PLAN_POLL);
+            consumer.pause(owned);
+        } catch (OffsetOutOfRangeException gone) {
+            ahead.clear(); // records aged out below the position: ListOffsets gives the earliest, and the planner decides
+            return null;
+        } catch (KafkaException e) {
+            ahead.clear();
+            return null;
+        }
+        for (ConsumerRecord<byte[], byte[]> r : polled) {
+            ahead.get(new TopicPartition(r.topic(), r.partition())).records().add(r);
+        }
+        if (polled.isEmpty()) {
+            quiet = true;
+            return null;
+        }
+        return fromPositions(owned);
+    }
+
+    /** Each partition's start and the larger of its position and last stable offset as the consumer knows them; null if it knows none. */
+    private Map<String, KafkaOffsets> fromPositions(List<TopicPartition> owned) {
+        Map<String, KafkaOffsets> out = new TreeMap<>();
+        for (TopicPartition tp : owned) {
+            OptionalLong lag = consumer.currentLag(tp);
+            if (lag.isEmpty()) {
+                return null;
+            }
+            long position = consumer.position(tp);
+            long start = ahead.get(tp).from();
+            out.put(TopicPartitionKey.of(tp.topic(), tp.partition()), new KafkaOffsets(start, Math.max(position, position + lag.getAsLong())));
+        }
+        plansFromFetch++;
+        return out;
+    }
+
+    /** How many times {@link #offsets(Map)} answered from the fetch, without {@code ListOffsets}. */
+    public long plansFromFetch() {
+        return plansFromFetch;
+    }
+
     @Override
     public Map<String, KafkaOffsets> offsets() {
         try {
@@ -175,22 +283,29 @@ public final class KafkaRecordSource implements RecordSource {
 
     private void readRanges(Map<String, PartitionRange> ranges, Consumer<SourceRecord> handler) {
         Map<TopicPartition, PartitionRange> todo = new HashMap<>();
-        ranges.forEach((key, range) -> {
-            if (range.size() > 0) {
-                todo.put(topicPartition(key), range);
+        Map<TopicPartition, PartitionRange> empty = new HashMap<>();
+        ranges.forEach((key, range) -> (range.size() > 0 ? todo : empty).put(topicPartition(key), range));
+        // Keep the assignment between batches (re-assigning resets fetch sessions); pause what this batch does not read.
+        // A partition with nothing to read is assigned and positioned too, so that the next plan can come from the fetch.
+        if (!consumer.assignment().containsAll(ranges.keySet().stream().map(KafkaRecordSource::topicPartition).toList())) {
+            Set<TopicPartition> all = new HashSet<>(consumer.assignment());
+            all.addAll(todo.keySet());
+            all.addAll(empty.keySet());
+            consumer.assign(all);
+            ahead.clear();
+        }
+        consumer.pause(consumer.assignment());
+        empty.forEach((tp, range) -> {
+            ReadAhead kept = ahead.get(tp);
+            if (kept == null || kept.from() != range.start()) {
+                consumer.seek(tp, range.start());
+                ahead.put(tp, new ReadAhead(range.start(), new ArrayDeque<>()));
             }
         });
         if (todo.isEmpty()) {
             return;
         }
-        // Keep the assignment between batches (re-assigning resets fetch sessions); pause what this batch does not read.
-        if (!consumer.assignment().containsAll(todo.keySet())) {
-            Set<TopicPartition> all = new HashSet<>(consumer.assignment());
-            all.addAll(todo.keySet());
-            consumer.assign(all);
-            ahead.clear();
-        }
-        consumer.pause(consumer.assignment());
+        quiet = false;
         Set<TopicPartition> open = new HashSet<>();
         for (Map.Entry<TopicPartition, PartitionRange> e : todo.entrySet()) {
             TopicPartition tp = e.getKey();
