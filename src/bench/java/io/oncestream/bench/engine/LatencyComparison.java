@@ -188,11 +188,11 @@ final class LatencyComparison {
             }
             if (all.stream().anyMatch(c -> c.name().equals(LatencyContenders.BEFORE))) {
                 System.out.println(LatencyRounds.line(share(r), LatencyRounds.BEFORE_FLOOR_P99,
-                        perRound(byRound, LatencyContenders.BEFORE, "floor", false)));
+                        perRound(byRound, LatencyContenders.BEFORE, "floor", res -> res.latency().p99())));
                 System.out.println(LatencyRounds.line(share(r), LatencyRounds.ENGINE_BEFORE_P99,
-                        perRound(byRound, "engine", LatencyContenders.BEFORE, false)));
+                        perRound(byRound, "engine", LatencyContenders.BEFORE, res -> res.latency().p99())));
                 System.out.println(LatencyRounds.line(share(r), LatencyRounds.ENGINE_BEFORE_P50,
-                        perRound(byRound, "engine", LatencyContenders.BEFORE, true, false)));
+                        perRound(byRound, "engine", LatencyContenders.BEFORE, res -> res.latency().p50())));
             }
             System.out.println(LatencyRounds.line(share(r), LatencyRounds.ENGINE_FLOOR_CPU,
                     perRound(byRound, "floor", true)));
@@ -201,23 +201,14 @@ final class LatencyComparison {
 
     /** Per round, the engine's p99 (or CPU per record) over {@code other}'s. */
     private static double[] perRound(List<Map<String, Result>> byRound, String other, boolean cpu) {
-        return perRound(byRound, "engine", other, false, cpu);
+        return perRound(byRound, "engine", other, cpu ? Result::cpuMicrosPerRecord : r -> r.latency().p99());
     }
 
-    /** Per round, {@code one}'s p99 (or CPU per record) over {@code other}'s. */
-    private static double[] perRound(List<Map<String, Result>> byRound, String one, String other, boolean cpu) {
-        return perRound(byRound, one, other, false, cpu);
-    }
-
-    /** Per round, {@code one}'s p99 (p50 if {@code median}; or CPU per record) over {@code other}'s. */
-    private static double[] perRound(List<Map<String, Result>> byRound, String one, String other, boolean median, boolean cpu) {
-        return byRound.stream().mapToDouble(inRound -> {
-            Result a = inRound.get(one);
-            Result b = inRound.get(other);
-            return cpu ? LatencyRounds.ratio(a.cpuMicrosPerRecord(), b.cpuMicrosPerRecord())
-                    : median ? LatencyRounds.ratio(a.latency().p50(), b.latency().p50())
-                    : LatencyRounds.ratio(a.latency().p99(), b.latency().p99());
-        }).toArray();
+    /** Per round, {@code one}'s {@code figure} over {@code other}'s. */
+    private static double[] perRound(List<Map<String, Result>> byRound, String one, String other,
+            java.util.function.ToDoubleFunction<Result> figure) {
+        return byRound.stream().mapToDouble(inRound -> LatencyRounds.ratio(figure.applyAsDouble(inRound.get(one)),
+                figure.applyAsDouble(inRound.get(other)))).toArray();
     }
 
     private static String share(int rateIndex) {

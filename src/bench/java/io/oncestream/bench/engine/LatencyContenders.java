@@ -325,7 +325,7 @@ final class LatencyContenders {
         List<String> out = new ArrayList<>();
         byPhase.forEach((phase, values) -> {
             long[] sorted = values.stream().mapToLong(Long::longValue).sorted().toArray();
-            out.add(String.format("%s %d/%d", phase, sorted[(sorted.length - 1) / 2], sorted[(int) Math.ceil(sorted.length * 0.99) - 1]));
+            out.add(String.format("%s %.0f/%.0f", phase, RecordLatencies.percentile(sorted, 0.5), RecordLatencies.percentile(sorted, 0.99)));
         });
         return batches + " batches, ms p50/p99: " + String.join(", ", out);
     }

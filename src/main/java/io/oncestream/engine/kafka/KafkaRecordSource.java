@@ -22,7 +22,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -196,16 +195,14 @@ public final class KafkaRecordSource implements RecordSource {
         if (quiet || owned.size() != starts.size() || !consumer.assignment().containsAll(owned)) {
             return null;
         }
-        for (TopicPartition tp : owned) {
-            ReadAhead held = ahead.get(tp);
-            Long start = starts.get(TopicPartitionKey.of(tp.topic(), tp.partition()));
-            if (start == null || held == null || held.from() != start) {
-                return null;
-            }
-        }
         int held = 0;
         for (TopicPartition tp : owned) {
-            held += ahead.get(tp).records().size();
+            ReadAhead kept = ahead.get(tp);
+            Long start = starts.get(TopicPartitionKey.of(tp.topic(), tp.partition()));
+            if (start == null || kept == null || kept.from() != start) {
+                return null;
+            }
+            held += kept.records().size();
         }
         if (held >= HELD_FOR_PLANNING) {
             // Batches smaller than what polls bring (a small maxRecordsPerBatch): plan from what is
@@ -217,10 +214,9 @@ public final class KafkaRecordSource implements RecordSource {
             consumer.resume(owned);
             polled = consumer.poll(PLAN_POLL);
             consumer.pause(owned);
-        } catch (OffsetOutOfRangeException gone) {
-            ahead.clear(); // records aged out below the position: ListOffsets gives the earliest, and the planner decides
-            return null;
         } catch (KafkaException e) {
+            // For one, records aged out below the position (OffsetOutOfRange): ListOffsets gives
+            // the earliest, and the planner decides; the next read seeks.
             ahead.clear();
             return null;
         }
