@@ -137,8 +137,8 @@ class KafkaRecordSourceIT {
      * come from one poll instead of {@code ListOffsets}; they are offsets Kafka has (at most its
      * last stable ones), and reading up to them gives exactly the committed records, the polled
      * ones included. A start the consumer is not at is planned with {@code ListOffsets}, and so is
-     * a partition whose records were deleted below the consumer's position: the earliest offset
-     * then tells the planner that records were lost.
+     * a partition whose records were deleted past the consumer's position before it fetched them:
+     * the earliest offset then tells the planner that records were lost.
      */
     @Test
     void plansFromTheFetchAfterABatchAndWithListOffsetsOtherwise(KafkaBroker kafka) throws Exception {
@@ -174,19 +174,45 @@ class KafkaRecordSourceIT {
             assertThat(source.plansFromFetch()).as("plans answered from the fetch").isPositive();
             Map<String, Long> elsewhere = new TreeMap<>(ends);
             elsewhere.put(TopicPartitionKey.of(topic, 0), 1L);
-            long fromFetch = source.plansFromFetch();
+            long beforeElsewhere = source.plansFromFetch();
             produce(kafka, topic, 5000, 40);
             source.offsets(elsewhere);
-            assertThat(source.plansFromFetch()).as("a start the consumer is not at").isEqualTo(fromFetch);
-            // Records deleted below where the consumer is: ListOffsets, whose earliest offset shows the loss.
+            assertThat(source.plansFromFetch()).as("a start the consumer is not at").isEqualTo(beforeElsewhere);
+            // Records deleted past where the consumer is: its next fetch fails (OffsetOutOfRange) and
+            // ListOffsets plans, whose earliest offset shows the loss. First it reads everything
+            // committed, so that no fetch of its own can hold records from past its position; the
+            // records then deleted are written in a transaction left open until after the deletion,
+            // which read_committed fetches cannot return before.
+            for (int i = 0; i < 5 && !ends.equals(latest(source.offsets())); i++) {
+                ends = readPlanned(kafka, source, topic, ends, source.offsets(ends));
+            }
+            assertThat(ends).as("read up to the last stable offsets").isEqualTo(latest(source.offsets()));
             long position = ends.get(TopicPartitionKey.of(topic, 0));
-            long deletedBelow = source.offsets().get(TopicPartitionKey.of(topic, 0)).latest();
-            assertThat(deletedBelow).isGreaterThan(position);
-            kafka.admin().deleteRecords(Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(deletedBelow))).all().get();
+            long deletedBelow;
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producerProperties(
+                    Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "fetch-plan-" + topic)))) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                long last = -1;
+                for (int i = 0; i < 20; i++) {
+                    last = producer.send(new ProducerRecord<>(topic, 0, null, "deleted" + i)).get().offset();
+                }
+                deletedBelow = last + 1;
+                assertThat(deletedBelow).isGreaterThan(position);
+                kafka.admin().deleteRecords(Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(deletedBelow))).all().get();
+                producer.commitTransaction();
+            }
+            long fromFetch = source.plansFromFetch();
             KafkaOffsets afterDeletion = source.offsets(ends).get(TopicPartitionKey.of(topic, 0));
             assertThat(afterDeletion.earliest()).as("earliest after the deletion").isEqualTo(deletedBelow);
             assertThat(source.plansFromFetch()).isEqualTo(fromFetch);
         }
+    }
+
+    private static Map<String, Long> latest(Map<String, KafkaOffsets> offsets) {
+        Map<String, Long> out = new TreeMap<>();
+        offsets.forEach((p, o) -> out.put(p, o.latest()));
+        return out;
     }
 
     private static void produce(KafkaBroker kafka, String topic, int from, int count) {
