@@ -27,6 +27,7 @@ import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
+import io.oncestream.operator.progress.ProgressChain;
 import io.oncestream.operator.progress.WorkerPods;
 import io.oncestream.operator.status.StatusProjection;
 
@@ -44,6 +45,7 @@ public class OperatorMetrics {
     private final Counter statusPatches;
     private final Counter pollsAnswered;
     private final Counter pollsFailed;
+    private final Counter pollsNotModified;
     private final Counter refusals;
     /** The SDK's cache of StreamJobs, given when the event sources are prepared. */
     private final AtomicReference<IndexedResourceCache<StreamJob>> primaryCache = new AtomicReference<>();
@@ -79,13 +81,15 @@ public class OperatorMetrics {
                 .description("GET /progress calls to workers").register(registry);
         pollsFailed = Counter.builder("oncestream_operator_progress_polls").tag("result", "failed")
                 .description("GET /progress calls to workers").register(registry);
+        pollsNotModified = Counter.builder("oncestream_operator_progress_polls").tag("result", "not_modified")
+                .description("GET /progress calls to workers").register(registry);
         refusals = Counter.builder("oncestream_operator_refused_changes")
                 .description("Reconciliations that refused a spec change the checkpoints cannot follow").register(registry);
         Gauge.builder("oncestream_operator_streamjobs_reconciled", reconciledJobs, r -> r.get().getAsInt())
                 .description("StreamJobs reconciled at least once since this operator started (all of them once it has caught up)")
                 .register(registry);
         Gauge.builder("oncestream_operator_polled_streamjobs", polledJobs, r -> r.get().getAsInt())
-                .description("StreamJobs whose workers are polled every poll interval (some worker pod has an address)")
+                .description("StreamJobs whose workers are polled (some worker pod has an address)")
                 .register(registry);
         Gauge.builder("oncestream_operator_pending_reconciles", pendingJobs, r -> r.get().getAsInt())
                 .description("StreamJobs whose workers' answers changed and whose reconcile has not run yet (the backlog)")
@@ -236,6 +240,15 @@ public class OperatorMetrics {
         }
         if (refused) {
             refusals.increment();
+        }
+    }
+
+    /** One ask of a worker's chain (ProgressWatch): a document, a 304 (nothing changed), or no answer. */
+    void asked(ProgressChain.Result result) {
+        switch (result) {
+            case ANSWERED -> pollsAnswered.increment();
+            case NOT_MODIFIED -> pollsNotModified.increment();
+            case FAILED -> pollsFailed.increment();
         }
     }
 

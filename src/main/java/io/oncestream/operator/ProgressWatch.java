@@ -1,14 +1,16 @@
 package io.oncestream.operator;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.jboss.logging.Logger;
@@ -18,48 +20,73 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 
 import io.oncestream.api.StreamJob;
+import io.oncestream.operator.progress.ProgressChain;
 import io.oncestream.operator.progress.ProgressPoller;
 import io.oncestream.operator.progress.WorkerPods;
 import io.oncestream.operator.status.StatusProjection;
 
 /**
- * Reads {@code /progress} again, every poll interval, of the jobs that have a worker with an
- * address, and reconciles a job only when what its workers say changed. A reconcile is a
- * pass over the whole job (spec, owned objects, status); done for every job at every
- * interval it was most of an operator's work at rest, though an idle job's answers stay the
- * same. Jobs whose pods have no address are not polled at all: their pods' changes reconcile
- * them. At most {@value #JOBS_IN_FLIGHT} jobs are polled at once.
+ * Follows what the workers of jobs that have a worker with an address say on {@code /progress},
+ * and reconciles a job only when that changed. A reconcile is a pass over the whole job (spec,
+ * owned objects, status); done for every job at every interval it was most of an operator's work
+ * at rest, though an idle job's answers stay the same. Jobs whose pods have no address are not
+ * asked at all: their pods' changes reconcile them.
+ * <p>
+ * Each worker with an address has a {@link ProgressChain}: long-polls that the worker answers
+ * when its document changes (the job is reconciled within a second or so) or, after a wait of
+ * two intervals less the poll timeout, with a 304 that costs next to nothing. So a change shows
+ * within one interval as before, an idle worker costs one small answer per wait instead of a
+ * document per interval, and a worker that stops answering fails its ask within two intervals
+ * of sending it (a worker whose process ended fails at once: its connection closes). Workers
+ * without long-polls are asked every interval, as before. At most {@value #ASKS_IN_FLIGHT} asks
+ * answered at once are in flight together; long-polls, held by the workers, are not counted.
  */
 final class ProgressWatch implements AutoCloseable {
 
-    static final int JOBS_IN_FLIGHT = 128;
+    static final int ASKS_IN_FLIGHT = 128;
 
     private static final Logger LOG = Logger.getLogger(ProgressWatch.class);
 
-    /** What a job's last poll saw: the workers asked, and their answers. */
-    private record Watched(String jobId, List<WorkerPods.Expected> expected, List<StatusProjection.Worker> answers) {
+    /**
+     * A watched job: the workers its last reconcile expected and their answers since (which a
+     * chain's answer is compared with), and one chain per worker asked over HTTP, by index.
+     * Guarded by itself; once removed it takes no more chains.
+     */
+    private static final class Job {
+        final String jobId;
+        List<WorkerPods.Expected> expected = List.of();
+        List<StatusProjection.Worker> answers = List.of();
+        final Map<Integer, ProgressChain> chains = new HashMap<>();
+        boolean removed;
+
+        Job(String jobId) {
+            this.jobId = jobId;
+        }
     }
 
-    private final Map<ResourceID, Watched> watched = new ConcurrentHashMap<>();
+    private final Map<ResourceID, Job> watched = new ConcurrentHashMap<>();
     /** Jobs whose answers changed and whose reconcile has not run yet: the operator's backlog. */
     private final java.util.Set<ResourceID> pending = ConcurrentHashMap.newKeySet();
     private final AtomicReference<IndexedResourceCache<StreamJob>> jobs = new AtomicReference<>();
     private final ProgressPoller poller;
     private final OperatorMetrics metrics;
+    private final Duration interval;
+    private final Duration wait;
     private final SimpleInboundEventSource<StreamJob> changes = new SimpleInboundEventSource<>("worker-progress");
-    private final Semaphore inFlight = new Semaphore(JOBS_IN_FLIGHT);
-    private final AtomicLong roundsDone = new AtomicLong();
+    private final ProgressChain.Gate gate = new ProgressChain.Gate(ASKS_IN_FLIGHT);
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread thread = new Thread(r, "progress-watch");
         thread.setDaemon(true);
         return thread;
     });
 
+    /** Asks each worker at most every {@code interval}; long-polls wait as {@link ProgressChain#longPollWait} says. */
     ProgressWatch(ProgressPoller poller, Duration interval, OperatorMetrics metrics) {
         this.poller = poller;
         this.metrics = metrics;
-        // At a fixed rate: a round that takes longer (many jobs, slow workers) delays the next, never overlaps it.
-        timer.scheduleAtFixedRate(this::round, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        this.interval = interval;
+        this.wait = ProgressChain.longPollWait(interval, poller.timeout());
+        timer.scheduleWithFixedDelay(this::forgetDeleted, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The event source through which a change reconciles its job. */
@@ -68,24 +95,101 @@ final class ProgressWatch implements AutoCloseable {
     }
 
     /**
-     * What a reconcile polled: the job is watched while some worker had an address, and its
-     * answers are what the next round compares with.
+     * What a reconcile polled: the job is watched while some worker had an address, its answers
+     * are what the chains' answers are compared with, and each worker asked over HTTP keeps its
+     * chain (a new pod or address gets a new one).
      */
     void polled(ResourceID job, String jobId, List<WorkerPods.Expected> expected, List<StatusProjection.Worker> answers,
             boolean anyAddress, IndexedResourceCache<StreamJob> cache) {
         jobs.compareAndSet(null, cache);
         pending.remove(job);
-        if (anyAddress) {
-            watched.put(job, new Watched(jobId, expected, answers));
-        } else {
-            watched.remove(job);
+        if (!anyAddress) {
+            stop(watched.remove(job));
+            return;
         }
+        while (true) {
+            Job watching = watched.computeIfAbsent(job, id -> new Job(jobId));
+            synchronized (watching) {
+                if (watching.removed) {
+                    continue; // forgotten meanwhile: watched afresh
+                }
+                watching.expected = expected;
+                watching.answers = answers;
+                follow(job, watching);
+                return;
+            }
+        }
+    }
+
+    /** Keeps one chain per expected worker asked over HTTP: the same pod's chain goes on, others end or start. */
+    private void follow(ResourceID id, Job job) {
+        for (Iterator<Map.Entry<Integer, ProgressChain>> it = job.chains.entrySet().iterator(); it.hasNext();) {
+            Map.Entry<Integer, ProgressChain> chain = it.next();
+            int index = chain.getKey();
+            if (index >= job.expected.size() || !ProgressPoller.asksOverHttp(job.expected.get(index))
+                    || !chain.getValue().asks(job.expected.get(index))) {
+                chain.getValue().stop();
+                it.remove();
+            }
+        }
+        for (int i = 0; i < job.expected.size(); i++) {
+            WorkerPods.Expected e = job.expected.get(i);
+            ProgressChain chain = job.chains.get(i);
+            if (chain != null) {
+                chain.expect(e);
+            } else if (ProgressPoller.asksOverHttp(e)) {
+                int index = i;
+                chain = new ProgressChain(poller, job.jobId, e, interval, wait, timer, gate,
+                        (c, worker, result) -> answered(id, job, index, c, worker, result));
+                job.chains.put(i, chain);
+                chain.start();
+            }
+        }
+    }
+
+    /** A chain's answer: the job is reconciled if it differs from what the job's workers said so far. */
+    private void answered(ResourceID id, Job job, int index, ProgressChain chain, StatusProjection.Worker worker,
+            ProgressChain.Result result) {
+        metrics.asked(result);
+        synchronized (job) {
+            if (job.removed || job.chains.get(index) != chain || index >= job.answers.size()
+                    || worker.equals(job.answers.get(index))) {
+                return;
+            }
+            List<StatusProjection.Worker> answers = new ArrayList<>(job.answers);
+            answers.set(index, worker);
+            job.answers = Collections.unmodifiableList(answers);
+        }
+        pending.add(id);
+        changes.propagateEvent(id);
     }
 
     /** A job that polls nothing (invalid spec, drained, deleted). */
     void forget(ResourceID job) {
-        watched.remove(job);
+        stop(watched.remove(job));
         pending.remove(job);
+    }
+
+    private static void stop(Job job) {
+        if (job != null) {
+            synchronized (job) {
+                job.removed = true;
+                job.chains.values().forEach(ProgressChain::stop);
+                job.chains.clear();
+            }
+        }
+    }
+
+    /** Jobs deleted from the cache are forgotten: their workers go with them. */
+    private void forgetDeleted() {
+        try {
+            IndexedResourceCache<StreamJob> cache = jobs.get();
+            if (cache != null) {
+                watched.keySet().stream().filter(job -> cache.get(job).isEmpty()).toList().forEach(this::forget);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("looking for deleted jobs among the watched failed; the next look runs as planned", e);
+        }
     }
 
     /** Jobs waiting for the reconcile a change of their workers' answers asked for. */
@@ -97,53 +201,28 @@ final class ProgressWatch implements AutoCloseable {
         return watched.size();
     }
 
-    /** Rounds that have sent all their polls: a test waits for one to know what the watch still asks. */
-    long roundsDone() {
-        return roundsDone.get();
-    }
-
-    /** Jobs whose polls were sent and not yet answered. */
-    int jobsInFlight() {
-        return JOBS_IN_FLIGHT - inFlight.availablePermits();
-    }
-
-    private void round() {
-        try {
-            IndexedResourceCache<StreamJob> cache = jobs.get();
-            for (Map.Entry<ResourceID, Watched> entry : watched.entrySet()) {
-                ResourceID job = entry.getKey();
-                if (cache != null && cache.get(job).isEmpty()) {
-                    watched.remove(job); // deleted: its workers go with it
-                    pending.remove(job);
-                    continue;
-                }
-                inFlight.acquire();
-                Watched before = entry.getValue();
-                poller.pollAsync(before.jobId(), before.expected()).whenComplete((answers, failure) -> {
-                    inFlight.release();
-                    if (failure != null) {
-                        LOG.warnf(failure, "polling the workers of %s failed; the next round asks again", job);
-                        return;
-                    }
-                    metrics.polled(before.expected(), answers);
-                    if (!answers.equals(before.answers())
-                            && watched.replace(job, before, new Watched(before.jobId(), before.expected(), answers))) {
-                        pending.add(job);
-                        changes.propagateEvent(job);
-                    }
-                });
+    /** Workers that have a chain of asks. */
+    int watchedWorkers() {
+        return watched.values().stream().mapToInt(job -> {
+            synchronized (job) {
+                return job.chains.size();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            LOG.warn("a round of progress polls failed; the next one runs as planned", e);
-        } finally {
-            roundsDone.incrementAndGet();
-        }
+        }).sum();
+    }
+
+    /** Asks answered at once (not long-polls) sent and not answered yet. */
+    int asksInFlight() {
+        return gate.inFlight();
+    }
+
+    /** How long a long-poll is held at most. */
+    Duration longPollWait() {
+        return wait;
     }
 
     @Override
     public void close() {
         timer.shutdownNow();
+        watched.keySet().forEach(this::forget);
     }
 }

@@ -20,7 +20,8 @@ import io.oncestream.contract.WorkerEndpoints;
 import io.oncestream.engine.ProgressTracker;
 
 /**
- * The worker's HTTP endpoints: {@code GET /progress} (JSON {@link Progress}), {@code /metrics}
+ * The worker's HTTP endpoints: {@code GET /progress} (JSON {@link Progress}, conditional and
+ * long-polled as {@link ProgressEndpoint} says), {@code /metrics}
  * (Prometheus text), {@code /healthz/live} (the process answers) and {@code /healthz/ready}
  * (the engine runs and has not failed), and {@code POST /barrier?epoch=N}, by which the operator
  * asks the worker to stop at its next batch boundary for a rescale (docs/protocol.md §11).
@@ -30,6 +31,7 @@ final class WorkerHttpServer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private final HttpServer server;
+    private final ProgressEndpoint progressEndpoint;
 
     /** What {@code POST /barrier} answers: 202 when the barrier is requested, 4xx with why not. */
     record BarrierAnswer(int status, String message) {
@@ -43,7 +45,8 @@ final class WorkerHttpServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         }));
-        server.createContext(WorkerEndpoints.PROGRESS, ex -> respond(ex, 200, "application/json", JSON.writeValueAsString(progress.get())));
+        progressEndpoint = new ProgressEndpoint(progress);
+        server.createContext(WorkerEndpoints.PROGRESS, progressEndpoint);
         server.createContext(WorkerEndpoints.METRICS, ex -> respond(ex, 200, "text/plain; version=0.0.4",
                 PrometheusMetrics.render(progress.get(), timings.get())));
         server.createContext(WorkerEndpoints.LIVE, ex -> respond(ex, 200, "text/plain", "ok\n"));
@@ -78,6 +81,10 @@ final class WorkerHttpServer implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
+    ProgressEndpoint progressEndpoint() {
+        return progressEndpoint;
+    }
+
     private static void respond(HttpExchange ex, int status, String type, String body) throws IOException {
         try (ex) {
             if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {
@@ -99,6 +106,7 @@ final class WorkerHttpServer implements AutoCloseable {
 
     @Override
     public void close() {
+        progressEndpoint.close();
         server.stop(0);
     }
 }

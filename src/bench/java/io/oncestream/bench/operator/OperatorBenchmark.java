@@ -1,9 +1,6 @@
 package io.oncestream.bench.operator;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,7 +22,6 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodIPBuilder;
-import com.sun.net.httpserver.HttpServer;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -34,8 +30,6 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
 import io.oncestream.api.StreamJobStatus;
-import io.oncestream.contract.EngineState;
-import io.oncestream.operator.ProgressDocuments;
 import io.oncestream.api.TestManifests;
 import io.oncestream.testing.AuditLog;
 import io.oncestream.testing.Command;
@@ -48,7 +42,9 @@ import io.oncestream.testing.OperatorProcess;
  * controller-manager creating every worker pod; no node, so pods stay Pending and nothing is
  * polled). Prints, for one run: the time until every job is observed with its children and
  * pods, live heap after a full GC (and per job), CPU and reconciles at rest, the operator's
- * API requests at rest by verb and resource (from the audit log), and a cold start: the
+ * API requests at rest by verb and resource (from the audit log); with {@code --running K}, the
+ * same with K idle workers answering (CPU per 1,000 of them, polls by result, and how fresh the
+ * status is after a change), and a cold start: the
  * operator killed and started again over the N jobs, timed until every job was reconciled
  * once, with the writes it made.
  * <p>
@@ -58,6 +54,9 @@ public final class OperatorBenchmark {
 
     private static final String PREFIX = "[operator-bench] ";
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+    /** The results of {@code oncestream_operator_progress_polls_total}. */
+    private static final List<String> POLL_RESULTS = List.of("not_modified", "answered", "failed");
+    private static final int SINGLE_CHANGES = 20;
 
     private final int jobs;
     private final int namespaces;
@@ -131,9 +130,10 @@ public final class OperatorBenchmark {
         heapByClass(first, jobs);
         atRest.report();
         row("at rest: StreamJobs, owned objects and pods changed by anyone", String.valueOf(changed));
-        HttpServer workers = running > 0 ? serveWorkers() : null;
-        if (running > 0) {
-            measureRunning(first, audit, counts);
+        IdleWorkers workers = running > 0 ? new IdleWorkers(index -> StreamJobResources.jobId(namespace(index % namespaces),
+                jobName(index))) : null;
+        if (workers != null) {
+            measureRunning(first, audit, counts, workers, atRest.cpu / atRest.seconds);
         }
 
         // Cold start: the operator stopped (SIGTERM, as a rolling update does: it hands the Lease
@@ -158,7 +158,7 @@ public final class OperatorBenchmark {
         second.close();
         counts.close();
         if (workers != null) {
-            workers.stop(0);
+            workers.close();
         }
 
         System.out.println();
@@ -254,18 +254,23 @@ public final class OperatorBenchmark {
 
     /**
      * The first {@code running} jobs' worker pods marked Running, as a kubelet would, at
-     * addresses 127.1.x.y where one HTTP server of this process answers as each worker (an idle
-     * worker: the same document every time); then the rest window again, with those workers
-     * polled every interval.
+     * addresses 127.1.x.y where one HTTP server of this process answers as each worker (idle:
+     * the same document until it is told to change); then the rest window again, with those
+     * workers watched (long-polls answered 304 while nothing changes), and how fresh the status
+     * is after one worker's change and after a burst of changes.
+     *
+     * @param idleCpu the operator's CPU at rest without running workers (cores), which the
+     *                per-worker figure leaves out
      */
-    private void measureRunning(OperatorProcess operator, AuditLog audit, ChildCounts counts) throws Exception {
+    private void measureRunning(OperatorProcess operator, AuditLog audit, ChildCounts counts, IdleWorkers workers, double idleCpu)
+            throws Exception {
         say("marking %,d worker pods Running at 127.1.x.y:%d", running, StreamJobResources.WORKER_HTTP_PORT);
         ExecutorService pool = Executors.newFixedThreadPool(16);
         List<Future<?>> calls = new ArrayList<>();
         for (int i = 0; i < running; i++) {
             int index = i;
             calls.add(pool.submit(() -> {
-                String ip = "127.1." + (index / 256) + "." + (index % 256);
+                String ip = IdleWorkers.address(index);
                 admin.pods().inNamespace(namespace(index % namespaces)).withName(jobName(index) + "-0")
                         .editStatus(p -> new PodBuilder(p).editOrNewStatus().withPhase("Running").withPodIP(ip)
                                 .withPodIPs(List.of(new PodIPBuilder().withIp(ip).build()))
@@ -281,42 +286,71 @@ public final class OperatorBenchmark {
         awaitProgress("every running job's status Running", since,
                 () -> counts.runningJobs() >= running, () -> String.format(Locale.ROOT, "%,d Running", counts.runningJobs()));
         awaitSettled(operator, counts);
-        double polls = metric(operator, "oncestream_operator_progress_polls_total");
+        Map<String, Double> polls = pollsByResult(operator);
         long changesBefore = counts.changes();
         Rest atRest = measureRest(operator, audit);
-        double polled = metric(operator, "oncestream_operator_progress_polls_total") - polls;
+        Map<String, Double> pollsAfter = pollsByResult(operator);
+        double polled = pollsAfter.values().stream().mapToDouble(Double::doubleValue).sum()
+                - polls.values().stream().mapToDouble(Double::doubleValue).sum();
         String with = String.format(Locale.ROOT, "with %,d running workers: ", running);
         row("at rest " + with + "operator CPU", String.format(Locale.ROOT, "%.3f core", atRest.cpu / atRest.seconds));
+        row("at rest " + with + "operator CPU per 1,000 running workers", String.format(Locale.ROOT,
+                "%.4f core (over the %.3f core at rest without them)", (atRest.cpu / atRest.seconds - idleCpu) / running * 1000, idleCpu));
         row("at rest " + with + "progress polls", String.format(Locale.ROOT, "%.0f per second (%.2f per running job per poll interval of 5 s)",
                 polled / atRest.seconds, polled / atRest.seconds * 5 / running));
+        row("at rest " + with + "progress polls by result", POLL_RESULTS.stream().map(r -> String.format(Locale.ROOT, "%s %.1f/s", r,
+                (pollsAfter.get(r) - polls.get(r)) / atRest.seconds)).collect(Collectors.joining(", ")));
         row("at rest " + with + "reconciles", String.format(Locale.ROOT, "%.0f in %.0f s", atRest.reconciles, atRest.seconds));
         row("at rest " + with + "writes other than the Lease",
                 String.valueOf(atRest.requests.stream().filter(OperatorBenchmark::changes).count()));
         row("at rest " + with + "objects changed by anyone", String.valueOf(counts.changes() - changesBefore));
+        measureFreshness(workers);
     }
 
-    /** The workers of the running pods, in this process, serving until the benchmark ends (the cold start polls them too). */
-    private HttpServer serveWorkers() throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress("0.0.0.0", StreamJobResources.WORKER_HTTP_PORT), 512);
-        server.setExecutor(Executors.newFixedThreadPool(4));
-        server.createContext("/progress", exchange -> {
-            String host = exchange.getLocalAddress().getAddress().getHostAddress();
-            byte[] body = workerDocument(host).getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
+    /**
+     * Time from a worker's change to its job's status showing it: {@value #SINGLE_CHANGES} single
+     * changes at rest, one at a time at random moments; then 10 % of the running workers
+     * changing at once.
+     */
+    private void measureFreshness(IdleWorkers workers) throws InterruptedException {
+        java.util.Random random = new java.util.Random(42);
+        try (Freshness freshness = new Freshness(admin)) {
+            for (int i = 0; i < SINGLE_CHANGES; i++) {
+                Thread.sleep(random.nextInt(5000)); // a random moment within a poll interval
+                change(workers, freshness, random.nextInt(running));
+                awaitShown(freshness);
             }
-        });
-        server.start();
-        return server;
+            row("freshness at rest, one worker changes", Freshness.describe(freshness.take()));
+            int burst = Math.max(1, running / 10);
+            List<Integer> indices = new ArrayList<>(java.util.stream.IntStream.range(0, running).boxed().toList());
+            java.util.Collections.shuffle(indices, random);
+            for (int index : indices.subList(0, burst)) {
+                change(workers, freshness, index);
+            }
+            awaitShown(freshness);
+            row(String.format(Locale.ROOT, "freshness in a burst, %,d of %,d workers change at once", burst, running),
+                    Freshness.describe(freshness.take()));
+        }
     }
 
-    /** The document worker 0 of the job whose pod has address {@code ip} serves: idle after batch 12, no lag. */
-    private String workerDocument(String ip) {
-        String[] octets = ip.split("\\.");
-        int index = Integer.parseInt(octets[2]) * 256 + Integer.parseInt(octets[3]);
-        String jobId = StreamJobResources.jobId(namespace(index % namespaces), jobName(index));
-        return ProgressDocuments.json(jobId, 0, EngineState.IDLE, 12, Map.of("orders-0", new long[] {500, 500}), true, null);
+    private void change(IdleWorkers workers, Freshness freshness, int index) {
+        freshness.expect(namespace(index % namespaces), jobName(index), workers.batch(index) + 1);
+        workers.commit(index);
+    }
+
+    private void awaitShown(Freshness freshness) throws InterruptedException {
+        long since = System.nanoTime();
+        awaitProgress("the changed workers' batches in their jobs' status", since, () -> freshness.awaiting() == 0,
+                () -> String.format(Locale.ROOT, "%,d not shown yet", freshness.awaiting()));
+    }
+
+    /** {@code oncestream_operator_progress_polls_total} of each result. */
+    private static Map<String, Double> pollsByResult(OperatorProcess operator) {
+        Map<String, Double> out = new TreeMap<>();
+        for (String result : POLL_RESULTS) {
+            out.put(result, metric(operator, "oncestream_operator_progress_polls_total", "result=\"" + result + "\""));
+        }
+        return out;
     }
 
     private static String jobName(int index) {
@@ -396,9 +430,15 @@ public final class OperatorBenchmark {
     }
 
     private static double metric(OperatorProcess operator, String name) {
+        return metric(operator, name, "");
+    }
+
+    /** The sum of the samples of {@code name} whose labels contain {@code label} (e.g. {@code result="failed"}). */
+    private static double metric(OperatorProcess operator, String name, String label) {
         try {
             String text = operator.get("/q/metrics").body();
             return text.lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
+                    .filter(l -> label.isEmpty() || (l.indexOf('}') > 0 && l.substring(0, l.indexOf('}')).contains(label)))
                     .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
         } catch (IOException e) {
             return -1;

@@ -17,6 +17,7 @@ import io.oncestream.operator.status.WorkerProgress;
 /**
  * Reads {@code GET /progress} of a job's worker pods, all at once, each with a short timeout:
  * a worker that does not answer in time is reported unreachable, it never delays the others.
+ * {@link #ask} asks one worker, also conditionally, for the chains of {@link ProgressChain}.
  */
 public final class ProgressPoller {
 
@@ -28,7 +29,15 @@ public final class ProgressPoller {
         this.http = client(timeout);
     }
 
-    /** The HTTP client the operator talks to workers with: HTTP/1.1, connect timeout {@code timeout}. */
+    /** The timeout of one plain request (connect and answer). */
+    public Duration timeout() {
+        return timeout;
+    }
+
+    /**
+     * The HTTP client the operator talks to workers with: HTTP/1.1, whose connections are kept
+     * alive and reused by the next request to the same worker, connect timeout {@code timeout}.
+     */
     static HttpClient client(Duration timeout) {
         return HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
     }
@@ -52,6 +61,14 @@ public final class ProgressPoller {
                 .thenApply(done -> calls.stream().map(CompletableFuture::join).toList());
     }
 
+    /**
+     * Whether {@link #poll} asks worker {@code e} over HTTP: its pod runs with an address and no
+     * container waits (otherwise its entry says why, without a request).
+     */
+    public static boolean asksOverHttp(WorkerPods.Expected e) {
+        return e.pod() != null && e.pollAddress() != null && WorkerPods.containerProblem(e.pod()) == null;
+    }
+
     private CompletableFuture<StatusProjection.Worker> pollOne(String jobId, WorkerPods.Expected e) {
         if (e.pod() == null) {
             return CompletableFuture.completedFuture(new StatusProjection.Worker(e.podName(), false, false, null, "no pod yet"));
@@ -66,31 +83,70 @@ public final class ProgressPoller {
             return CompletableFuture.completedFuture(new StatusProjection.Worker(e.podName(), true, e.ready(), null,
                     "pod is " + phase + (e.pod().getMetadata().getDeletionTimestamp() != null ? " (terminating)" : "")));
         }
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + e.pollAddress() + WorkerEndpoints.PROGRESS))
-                .timeout(timeout).GET().build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+        return ask(jobId, e, null, Duration.ZERO).thenApply(Asked::worker);
+    }
+
+    /**
+     * What one ask of a worker came back with: its entry (null when the worker said "not
+     * modified"), and the ETag that stands for the document it answered with (null from a worker
+     * that sends none, and after a failure).
+     */
+    public record Asked(StatusProjection.Worker worker, String etag, boolean notModified) {
+    }
+
+    /**
+     * Asks worker {@code e}, which {@link #asksOverHttp}, for {@code /progress}: plainly (as
+     * {@link #poll} does) when {@code etag} is null, else with {@code If-None-Match: etag} and, if
+     * {@code wait} is a second or more, {@code ?wait=} that many seconds, which a worker may hold
+     * the request for: the request's timeout is then the wait plus this poller's timeout. Never
+     * fails: a failure is an entry that says what went wrong.
+     */
+    public CompletableFuture<Asked> ask(String jobId, WorkerPods.Expected e, String etag, Duration wait) {
+        long waitSeconds = etag == null ? 0 : wait.toSeconds();
+        String path = waitSeconds > 0 ? WorkerEndpoints.progressWait(waitSeconds) : WorkerEndpoints.PROGRESS;
+        CompletableFuture<HttpResponse<String>> call;
+        try {
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://" + e.pollAddress() + path))
+                    .timeout(timeout.plusSeconds(waitSeconds)).GET();
+            if (etag != null) {
+                request.header("If-None-Match", etag);
+            }
+            call = http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IllegalArgumentException bad) { // an address no URI can hold: the worker's entry says so
+            call = CompletableFuture.failedFuture(bad);
+        }
+        return call
                 .thenApply(response -> {
-                    if (response.statusCode() != 200) {
-                        return new StatusProjection.Worker(e.podName(), true, e.ready(), null,
-                                "GET /progress answered HTTP " + response.statusCode());
+                    if (etag != null && response.statusCode() == 304) {
+                        return new Asked(null, etag, true);
                     }
-                    try {
-                        WorkerProgress progress = WorkerProgress.parse(response.body());
-                        if (!jobId.equals(progress.jobId()) || progress.workerIndex() != e.ordinal()) {
-                            return new StatusProjection.Worker(e.podName(), true, e.ready(), null, "GET http://" + e.pollAddress()
-                                    + "/progress answered as worker " + progress.workerIndex() + " of job " + progress.jobId()
-                                    + ", not as worker " + e.ordinal() + " of " + jobId + " (a stale pod address?)");
-                        }
-                        return new StatusProjection.Worker(e.podName(), true, e.ready(), progress, null);
-                    } catch (IllegalArgumentException bad) {
-                        return new StatusProjection.Worker(e.podName(), true, e.ready(), null, bad.getMessage());
-                    }
+                    StatusProjection.Worker worker = answer(jobId, e, response);
+                    return new Asked(worker, worker.progress() == null ? null : response.headers().firstValue("ETag").orElse(null), false);
                 })
                 .exceptionally(failure -> {
                     Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
                     String what = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
-                    return new StatusProjection.Worker(e.podName(), true, e.ready(), null,
-                            "GET http://" + e.pollAddress() + "/progress failed: " + what);
+                    return new Asked(new StatusProjection.Worker(e.podName(), true, e.ready(), null,
+                            "GET http://" + e.pollAddress() + "/progress failed: " + what), null, false);
                 });
+    }
+
+    /** The entry of a worker that answered: its document if it is one, of this job and index; else what is wrong. */
+    private static StatusProjection.Worker answer(String jobId, WorkerPods.Expected e, HttpResponse<String> response) {
+        if (response.statusCode() != 200) {
+            return new StatusProjection.Worker(e.podName(), true, e.ready(), null,
+                    "GET /progress answered HTTP " + response.statusCode());
+        }
+        try {
+            WorkerProgress progress = WorkerProgress.parse(response.body());
+            if (!jobId.equals(progress.jobId()) || progress.workerIndex() != e.ordinal()) {
+                return new StatusProjection.Worker(e.podName(), true, e.ready(), null, "GET http://" + e.pollAddress()
+                        + "/progress answered as worker " + progress.workerIndex() + " of job " + progress.jobId()
+                        + ", not as worker " + e.ordinal() + " of " + jobId + " (a stale pod address?)");
+            }
+            return new StatusProjection.Worker(e.podName(), true, e.ready(), progress, null);
+        } catch (IllegalArgumentException bad) {
+            return new StatusProjection.Worker(e.podName(), true, e.ready(), null, bad.getMessage());
+        }
     }
 }
