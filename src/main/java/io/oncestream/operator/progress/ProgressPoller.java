@@ -37,10 +37,22 @@ public final class ProgressPoller {
     /**
      * The HTTP client the operator talks to workers with: HTTP/1.1, whose connections are kept
      * alive and reused by the next request to the same worker, connect timeout {@code timeout}.
+     * Its answers are handed on by {@value #HTTP_THREADS} threads of its own: the client's
+     * default executor starts a thread for each answer when none is free, and with 10,000
+     * workers' long-polls coming back together the operator ran over 1,000 such threads, most of
+     * its CPU going to creating them and to the garbage collector scanning their stacks.
      */
     static HttpClient client(Duration timeout) {
-        return HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+        return HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1)
+                .executor(java.util.concurrent.Executors.newFixedThreadPool(HTTP_THREADS, r -> {
+                    Thread t = new Thread(r, "progress-http");
+                    t.setDaemon(true);
+                    return t;
+                })).build();
     }
+
+    /** Threads that hand on the workers' answers (parsing a document is the most any of them does). */
+    static final int HTTP_THREADS = 2;
 
     /**
      * Polls every expected worker of job {@code jobId} at once. A document of another job or
