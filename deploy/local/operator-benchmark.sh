@@ -9,7 +9,9 @@
 # reconciled once, and the writes it made).
 #
 # Usage: deploy/local/operator-benchmark.sh N [--namespaces 10] [--parallelism 1]
-#          [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--keep]
+#          [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--running K] [--profile FILE.jfr] [--keep]
+#   --profile  a flight recording (JFR) of the operator over the rest window with running workers:
+#           where its CPU goes (the recording costs some too: not a run whose figures to record)
 #   --keep  leave the control plane running afterwards (KUBECONFIG: kube.sh env, with the
 #           settings below); by default it is stopped and its data deleted.
 # Its stack (network namespace, addresses, data under target/operator-bench) is separate from

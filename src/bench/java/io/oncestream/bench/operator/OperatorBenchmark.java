@@ -65,6 +65,8 @@ public final class OperatorBenchmark {
     private final Duration rest;
     private final Duration timeout;
     private final List<String> jvm;
+    /** Where a flight recording of the operator over the rest window with running workers goes (null: none). */
+    private final String profile;
     private final KubeCluster kube;
     private final KubernetesClient admin;
     private final List<String> report = new ArrayList<>();
@@ -77,6 +79,7 @@ public final class OperatorBenchmark {
         this.rest = Duration.ofSeconds(Long.parseLong(options.getOrDefault("rest-seconds", "60")));
         this.timeout = Duration.ofSeconds(Long.parseLong(options.getOrDefault("timeout-seconds", "2400")));
         this.jvm = List.of(("-Xmx" + options.getOrDefault("heap", "3g") + " -XX:+UseG1GC").split(" "));
+        this.profile = options.get("profile");
         this.kube = KubeCluster.fromEnv(System.getenv());
         this.admin = kube.admin();
     }
@@ -86,7 +89,7 @@ public final class OperatorBenchmark {
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 == args.length) {
                 throw new IllegalArgumentException("usage: OperatorBenchmark --jobs N [--namespaces 10] [--parallelism 1]"
-                        + " [--running K] [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400]; got " + String.join(" ", args));
+                        + " [--running K] [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--profile FILE.jfr]; got " + String.join(" ", args));
             }
             options.put(args[i].substring(2), args[++i]);
         }
@@ -288,6 +291,9 @@ public final class OperatorBenchmark {
         awaitSettled(operator, counts);
         Map<String, Double> polls = pollsByResult(operator);
         long changesBefore = counts.changes();
+        if (profile != null) {
+            flightRecording(operator, profile);
+        }
         Rest atRest = measureRest(operator, audit);
         Map<String, Double> pollsAfter = pollsByResult(operator);
         double polled = pollsAfter.values().stream().mapToDouble(Double::doubleValue).sum()
@@ -403,6 +409,18 @@ public final class OperatorBenchmark {
     private static String byVerb(List<AuditLog.Request> requests) {
         return requests.stream().collect(Collectors.groupingBy(r -> r.verb() + " " + r.resource()
                 + (r.subresource() == null ? "" : "/" + r.subresource()), TreeMap::new, Collectors.counting())).toString();
+    }
+
+    /**
+     * Starts a flight recording (JFR, its default settings, about 1 % of a CPU) of the operator over the next rest
+     * window, written to {@code file}: where its CPU at rest goes. The recording's own cost is in
+     * that window's CPU figure, so a profiled run's figures are not the ones to record.
+     */
+    private void flightRecording(OperatorProcess operator, String file) throws IOException, InterruptedException {
+        Path jcmd = Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jcmd");
+        new Command(List.of(jcmd.toString(), String.valueOf(operator.pid()), "JFR.start", "name=rest", "settings=default",
+                "duration=" + rest.toSeconds() + "s", "filename=" + Path.of(file).toAbsolutePath())).run(Duration.ofMinutes(1)).orThrow();
+        say("recording the operator over the rest window to %s (JFR; its cost is in this window's CPU)", file);
     }
 
     /** {@code jvm_gc_live_data_size_bytes} after a full GC requested with jcmd. */
