@@ -46,6 +46,7 @@ public class OperatorMetrics {
     private final Counter pollsAnswered;
     private final Counter pollsFailed;
     private final Counter pollsNotModified;
+    private final Counter pollsRetried;
     private final Counter refusals;
     /** The SDK's cache of StreamJobs, given when the event sources are prepared. */
     private final AtomicReference<IndexedResourceCache<StreamJob>> primaryCache = new AtomicReference<>();
@@ -82,6 +83,8 @@ public class OperatorMetrics {
         pollsFailed = Counter.builder("oncestream_operator_progress_polls").tag("result", "failed")
                 .description("GET /progress calls to workers").register(registry);
         pollsNotModified = Counter.builder("oncestream_operator_progress_polls").tag("result", "not_modified")
+                .description("GET /progress calls to workers").register(registry);
+        pollsRetried = Counter.builder("oncestream_operator_progress_polls").tag("result", "retried")
                 .description("GET /progress calls to workers").register(registry);
         refusals = Counter.builder("oncestream_operator_refused_changes")
                 .description("Reconciliations that refused a spec change the checkpoints cannot follow").register(registry);
@@ -243,12 +246,13 @@ public class OperatorMetrics {
         }
     }
 
-    /** One ask of a worker's chain (ProgressWatch): a document, a 304 (nothing changed), or no answer. */
+    /** One ask of a worker's chain (ProgressWatch): a document, a 304 (nothing changed), no answer, or a first time-out, asked again. */
     void asked(ProgressChain.Result result) {
         switch (result) {
             case ANSWERED -> pollsAnswered.increment();
             case NOT_MODIFIED -> pollsNotModified.increment();
             case FAILED -> pollsFailed.increment();
+            case RETRIED -> pollsRetried.increment();
         }
     }
 

@@ -34,10 +34,11 @@ import io.oncestream.operator.status.StatusProjection;
  * <p>
  * Each worker with an address has a {@link ProgressChain}: long-polls that the worker answers
  * when its document changes (the job is reconciled within a second or so) or, after a wait of
- * two intervals less the poll timeout, with a 304 that costs next to nothing. So a change shows
+ * two intervals less two poll timeouts, with a 304 that costs next to nothing. So a change shows
  * within one interval as before, an idle worker costs one small answer per wait instead of a
- * document per interval, and a worker that stops answering fails its ask within two intervals
- * of sending it (a worker whose process ended fails at once: its connection closes). Workers
+ * document per interval, and a worker that stops answering is reported within two intervals
+ * of the ask being sent (a first time-out after a document is asked again at once, see
+ * {@link ProgressChain}; a worker whose process ended fails at once: its connection closes). Workers
  * without long-polls are asked every interval, as before. At most {@value #ASKS_IN_FLIGHT} asks
  * answered at once are in flight together; long-polls, held by the workers, are not counted.
  */

@@ -118,8 +118,50 @@ class ProgressWatchTest {
         link.cut();
         Awaits.until(Duration.ofSeconds(10), "the worker reported as not answering", () -> !reconciles.isEmpty());
 
-        assertThat(Duration.ofNanos(System.nanoTime() - cut)).as("the long-poll in flight times out: wait + timeout (1.5 s),"
-                + " within two intervals, with a second to spare for a busy machine").isLessThan(INTERVAL.multipliedBy(2).plusSeconds(1));
+        assertThat(Duration.ofNanos(System.nanoTime() - cut)).as("the long-poll in flight times out (wait + timeout, 1.5 s), then"
+                + " the ask right after it (0.5 s): within two intervals, with a second to spare for a busy machine")
+                .isLessThan(INTERVAL.multipliedBy(2).plusSeconds(1));
+        assertThat(polls("retried")).as("the first time-out: asked again").isEqualTo(1);
+        assertThat(polls("failed")).isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void aWorkerThatAnswersOneAskLateIsAskedAgainAndNotReported() throws IOException {
+        AtomicInteger late = new AtomicInteger();
+        endpoint = new ProgressEndpoint(() -> Progress.parse(document.get()));
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        server.createContext("/progress", counting(exchange -> {
+            if (late.compareAndSet(1, 2)) {
+                sleep(2_500); // past this long-poll's wait and timeout (1.5 s): the operator has given up on it
+            }
+            endpoint.handle(exchange);
+        }));
+        server.start();
+        watch("127.0.0.1:" + server.getAddress().getPort(), Duration.ofMillis(500));
+        awaitResults("not_modified", 1);
+
+        late.set(1);
+        awaitResults("retried", 1);
+        awaitResults("not_modified", 3);
+
+        assertThat(late.get()).as("the late answer was given").isEqualTo(2);
+        assertThat(polls("failed")).as("one late answer is not reported").isZero();
+        assertThat(reconciles).as("nothing changed: nothing to reconcile").isEmpty();
+    }
+
+    @Test
+    void aWorkerWhoseProcessEndedIsReportedWithoutAskingAgain() throws IOException {
+        watch(serveWithLongPolls(), Duration.ofMillis(500));
+        awaitResults("not_modified", 1);
+
+        server.stop(0); // the held long-poll's connection closes; a new one is refused
+        server = null;
+        endpoint.close();
+        endpoint = null;
+        Awaits.until(Duration.ofSeconds(10), "the worker reported as not answering", () -> !reconciles.isEmpty());
+
+        assertThat(polls("retried")).as("a closed or refused connection is no late answer").isZero();
         assertThat(polls("failed")).isGreaterThanOrEqualTo(1);
     }
 

@@ -27,6 +27,13 @@ import io.oncestream.operator.status.StatusProjection;
  * Two asks are at least one interval apart (an old worker answers at once; so does a worker
  * already holding as many requests as it holds): never a hot loop. A long-poll that waited its
  * wait is followed at once. After a failure the next ask is a plain one, an interval later.
+ * <p>
+ * An ask that times out while the worker's last answer was a document is not told as a
+ * failure: it is asked again at once, with no wait, and only if that one fails too is the
+ * worker reported. On a busy machine (an operator and thousands of workers sharing its cores)
+ * one late answer is common, and each one reported would be two status writes (unreachable,
+ * then back), whose reconciles made the machine busier still. A worker that is gone is not
+ * given that second ask: its connection is refused or reset, which is told at once.
  */
 public final class ProgressChain {
 
@@ -37,7 +44,9 @@ public final class ProgressChain {
         /** 304: the document of the last answer still holds. */
         NOT_MODIFIED,
         /** No document: the request failed or timed out, or the answer was not one. */
-        FAILED
+        FAILED,
+        /** Timed out after the worker had answered with a document: asked again at once before it counts. */
+        RETRIED
     }
 
     /** Told each answer: the worker's entry (after a 304, the last one again) and how the ask ended. */
@@ -104,6 +113,8 @@ public final class ProgressChain {
     private volatile String etag;
     private volatile StatusProjection.Worker last;
     private volatile boolean stopped;
+    /** The last ask timed out after a document and was not told: the one now in flight is its second chance. */
+    private volatile boolean retrying;
     private volatile CompletableFuture<?> inFlight;
     private volatile ScheduledFuture<?> next;
 
@@ -124,13 +135,14 @@ public final class ProgressChain {
     }
 
     /**
-     * How long a long-poll may be held: two intervals less the timeout, in whole seconds (at most
-     * the worker's maximum), so that an ask to a worker that stopped answering times out within
-     * two intervals of being sent. Zero (no long-poll: conditional asks, each interval) when the
-     * timeout leaves no whole second.
+     * How long a long-poll may be held: two intervals less two timeouts, in whole seconds (at
+     * most the worker's maximum), so that a worker that stopped answering is reported within two
+     * intervals of the ask being sent: the long-poll times out after the wait and a timeout, the
+     * ask right after it after one more timeout. Zero (no long-poll: conditional asks, each
+     * interval) when the timeouts leave no whole second.
      */
     public static Duration longPollWait(Duration interval, Duration timeout) {
-        long seconds = Math.min(interval.multipliedBy(2).minus(timeout).toSeconds(), WorkerEndpoints.MAX_WAIT_SECONDS);
+        long seconds = Math.min(interval.multipliedBy(2).minus(timeout.multipliedBy(2)).toSeconds(), WorkerEndpoints.MAX_WAIT_SECONDS);
         return Duration.ofSeconds(Math.max(0, seconds));
     }
 
@@ -180,14 +192,14 @@ public final class ProgressChain {
 
     private void ask() {
         String tag = etag;
-        if (tag != null && !wait.isZero()) {
-            send(tag, false);
+        if (tag != null && !wait.isZero() && !retrying) {
+            send(tag, false, wait);
         } else {
-            gate.enter(() -> send(tag, true));
+            gate.enter(() -> send(tag, true, Duration.ZERO));
         }
     }
 
-    private void send(String tag, boolean gated) {
+    private void send(String tag, boolean gated, Duration hold) {
         if (stopped) {
             if (gated) {
                 gate.leave();
@@ -195,7 +207,7 @@ public final class ProgressChain {
             return;
         }
         long sent = System.nanoTime();
-        CompletableFuture<ProgressPoller.Asked> call = poller.ask(jobId, expected, tag, wait);
+        CompletableFuture<ProgressPoller.Asked> call = poller.ask(jobId, expected, tag, hold);
         inFlight = call;
         call.whenComplete((asked, cancelled) -> {
             if (gated) {
@@ -216,8 +228,22 @@ public final class ProgressChain {
             return;
         }
         Result result = asked.notModified() ? Result.NOT_MODIFIED : worker.progress() != null ? Result.ANSWERED : Result.FAILED;
+        if (asked.timedOut() && !retrying && last != null && last.progress() != null) {
+            // Once late after a document: the last entry still stands, and the worker is asked again at once.
+            retrying = true;
+            tell(e, last, Result.RETRIED);
+            schedule(0);
+            return;
+        }
+        retrying = false;
         last = worker;
         etag = asked.etag();
+        tell(e, worker, result);
+        long now = System.nanoTime();
+        schedule(result == Result.FAILED ? interval.toNanos() : Math.max(0, sent + interval.toNanos() - now));
+    }
+
+    private void tell(WorkerPods.Expected e, StatusProjection.Worker worker, Result result) {
         try {
             // The entry as of the worker's pod now (the pod's readiness may have changed since the document came).
             listener.answered(this, new StatusProjection.Worker(e.podName(), true, e.ready(), worker.progress(), worker.unreachable()),
@@ -225,7 +251,5 @@ public final class ProgressChain {
         } catch (RuntimeException bug) {
             LOG.warnf(bug, "taking the answer of %s failed; its next answer is taken as usual", e.podName());
         }
-        long now = System.nanoTime();
-        schedule(result == Result.FAILED ? interval.toNanos() : Math.max(0, sent + interval.toNanos() - now));
     }
 }

@@ -100,10 +100,11 @@ public final class ProgressPoller {
 
     /**
      * What one ask of a worker came back with: its entry (null when the worker said "not
-     * modified"), and the ETag that stands for the document it answered with (null from a worker
-     * that sends none, and after a failure).
+     * modified"), the ETag that stands for the document it answered with (null from a worker
+     * that sends none, and after a failure), and whether it failed by timing out (connecting or
+     * waiting for the answer) rather than by a refused, reset or wrong answer.
      */
-    public record Asked(StatusProjection.Worker worker, String etag, boolean notModified) {
+    public record Asked(StatusProjection.Worker worker, String etag, boolean notModified, boolean timedOut) {
     }
 
     /**
@@ -130,16 +131,17 @@ public final class ProgressPoller {
         return call
                 .thenApply(response -> {
                     if (etag != null && response.statusCode() == 304) {
-                        return new Asked(null, etag, true);
+                        return new Asked(null, etag, true, false);
                     }
                     StatusProjection.Worker worker = answer(jobId, e, response);
-                    return new Asked(worker, worker.progress() == null ? null : response.headers().firstValue("ETag").orElse(null), false);
+                    return new Asked(worker, worker.progress() == null ? null : response.headers().firstValue("ETag").orElse(null), false, false);
                 })
                 .exceptionally(failure -> {
                     Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
                     String what = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
                     return new Asked(new StatusProjection.Worker(e.podName(), true, e.ready(), null,
-                            "GET http://" + e.pollAddress() + "/progress failed: " + what), null, false);
+                            "GET http://" + e.pollAddress() + "/progress failed: " + what), null, false,
+                            cause instanceof java.net.http.HttpTimeoutException);
                 });
     }
 
