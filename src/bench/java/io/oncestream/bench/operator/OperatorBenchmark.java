@@ -55,7 +55,7 @@ public final class OperatorBenchmark {
     private static final String PREFIX = "[operator-bench] ";
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
     /** The results of {@code oncestream_operator_progress_polls_total}. */
-    private static final List<String> POLL_RESULTS = List.of("not_modified", "answered", "failed");
+    private static final List<String> POLL_RESULTS = List.of("not_modified", "answered", "retried", "failed");
     private static final int SINGLE_CHANGES = 20;
 
     private final int jobs;
@@ -287,7 +287,8 @@ public final class OperatorBenchmark {
         pool.shutdown();
         long since = System.nanoTime();
         awaitProgress("every running job's status Running", since,
-                () -> counts.runningJobs() >= running, () -> String.format(Locale.ROOT, "%,d Running", counts.runningJobs()));
+                () -> counts.runningJobs() >= running, () -> String.format(Locale.ROOT, "%,d Running; progress polls so far %s",
+                        counts.runningJobs(), pollsByResult(operator)));
         awaitSettled(operator, counts);
         Map<String, Double> polls = pollsByResult(operator);
         long changesBefore = counts.changes();
