@@ -13,15 +13,17 @@ import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
 import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.MultiGauge;
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
+import io.prometheus.client.CollectorRegistry;
 
 import io.oncestream.api.ConditionType;
 import io.oncestream.api.StreamJob;
@@ -62,18 +64,25 @@ public class OperatorMetrics {
     private final Counter reconcileErrors;
     private final Timer reconcileDuration;
     /** Per job ({@code namespace/name}): its last projected status and its worker containers' restarts. */
-    private final Map<String, JobFigures> jobFigures = new ConcurrentHashMap<>();
-    private final List<JobGauge> jobGauges = new ArrayList<>();
-    private final MultiGauge jobPhase;
-    private final java.util.concurrent.atomic.AtomicBoolean jobsAdded = new java.util.concurrent.atomic.AtomicBoolean();
+    private final Map<String, JobSeries.Figures> jobFigures = new ConcurrentHashMap<>();
+    private final List<JobSeries.Family> jobFamilies = new ArrayList<>();
 
-    private record JobFigures(StreamJobStatus status, long restarts) {
+    /**
+     * The operator's metrics in Quarkus' registry, each job's series in the Prometheus registry's
+     * own (there is one whenever {@code /q/metrics} is served).
+     */
+    @Inject
+    public OperatorMetrics(MeterRegistry registry, Instance<PrometheusMeterRegistry> prometheus) {
+        this(registry, prometheus.isResolvable() ? prometheus.get().getPrometheusRegistry() : null);
     }
 
-    private record JobGauge(MultiGauge gauge, ToDoubleFunction<JobFigures> value) {
+    /** Without each job's series (they are only for Prometheus). */
+    OperatorMetrics(MeterRegistry registry) {
+        this(registry, (CollectorRegistry) null);
     }
 
-    public OperatorMetrics(MeterRegistry registry) {
+    /** Each job's series written to {@code jobSeries}; none if it is null. */
+    OperatorMetrics(MeterRegistry registry, CollectorRegistry jobSeries) {
         reconciliations = Counter.builder("oncestream_operator_reconciliations").description("StreamJob reconciliations run")
                 .register(registry);
         statusPatches = Counter.builder("oncestream_operator_status_patches")
@@ -107,47 +116,40 @@ public class OperatorMetrics {
                 .serviceLevelObjectives(Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
                         Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5))
                 .register(registry);
-        jobGauge(registry, "oncestream_job_lag_records", "Records in Kafka the job has not committed yet (status.lag)", "records",
+        jobGauge("oncestream_job_lag_records", "Records in Kafka the job has not committed yet (status.lag)",
                 f -> number(f.status().lag));
-        jobGauge(registry, "oncestream_job_lag_seconds", "Age of the oldest record the job has not committed (status.lagSeconds)",
-                "seconds", f -> number(f.status().lagSeconds));
-        jobGauge(registry, "oncestream_job_incoming_records_per_second", "Records arriving in the job's topics per second,"
-                + " over the last minute", null, f -> f.status().rates == null ? Double.NaN : number(f.status().rates.incomingRecordsPerSecond));
-        jobGauge(registry, "oncestream_job_input_records_per_second", "Records the job reads per second, over the last minute",
-                null, f -> f.status().rates == null ? Double.NaN : number(f.status().rates.inputRecordsPerSecond));
-        jobGauge(registry, "oncestream_job_batch_records_per_second", "The workers' processing speed: records per second of"
-                + " batch time in their last batches, summed (what the job could read with batches back to back)", null,
+        jobGauge("oncestream_job_lag_seconds", "Age of the oldest record the job has not committed (status.lagSeconds)",
+                f -> number(f.status().lagSeconds));
+        jobGauge("oncestream_job_incoming_records_per_second", "Records arriving in the job's topics per second,"
+                + " over the last minute", f -> f.status().rates == null ? Double.NaN : number(f.status().rates.incomingRecordsPerSecond));
+        jobGauge("oncestream_job_input_records_per_second", "Records the job reads per second, over the last minute",
+                f -> f.status().rates == null ? Double.NaN : number(f.status().rates.inputRecordsPerSecond));
+        jobGauge("oncestream_job_batch_records_per_second", "The workers' processing speed: records per second of"
+                + " batch time in their last batches, summed (what the job could read with batches back to back)",
                 f -> f.status().rates == null ? Double.NaN : number(f.status().rates.batchRecordsPerSecond));
-        jobGauge(registry, "oncestream_job_sink_available", "1 while Cassandra acknowledges the job's writes, 0 while they"
-                + " fail (absent before a worker reported)", null, f -> condition(f.status(), ConditionType.SinkAvailable));
-        jobGauge(registry, "oncestream_job_source_available", "1 while Kafka answers the job's workers, 0 while it does not",
-                null, f -> condition(f.status(), ConditionType.SourceAvailable));
-        jobGauge(registry, "oncestream_job_workers", "Workers of the job's current shape (status.replicas)", null,
+        jobGauge("oncestream_job_sink_available", "1 while Cassandra acknowledges the job's writes, 0 while they"
+                + " fail (absent before a worker reported)", f -> condition(f.status(), ConditionType.SinkAvailable));
+        jobGauge("oncestream_job_source_available", "1 while Kafka answers the job's workers, 0 while it does not",
+                f -> condition(f.status(), ConditionType.SourceAvailable));
+        jobGauge("oncestream_job_workers", "Workers of the job's current shape (status.replicas)",
                 f -> number(f.status().replicas));
-        jobGauge(registry, "oncestream_job_workers_ready", "Worker pods of the job that are ready", null,
+        jobGauge("oncestream_job_workers_ready", "Worker pods of the job that are ready",
                 f -> f.status().workers == null ? 0 : f.status().workers.stream().filter(w -> Boolean.TRUE.equals(w.ready)).count());
-        jobGauge(registry, "oncestream_job_worker_restarts", "Container restarts of the job's current worker pods (goes down"
-                + " when a pod is replaced)", null, f -> f.restarts());
-        jobPhase = MultiGauge.builder("oncestream_job_phase").description("1 for the job's current phase, 0 for the others")
-                .register(registry);
+        jobGauge("oncestream_job_worker_restarts", "Container restarts of the job's current worker pods (goes down"
+                + " when a pod is replaced)", f -> f.restarts());
+        if (jobSeries != null) {
+            new JobSeries(jobFigures, jobFamilies).register(jobSeries);
+        }
         ScheduledExecutorService pruner = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "job-metrics-prune");
             t.setDaemon(true);
             return t;
         });
         pruner.scheduleWithFixedDelay(this::pruneDeletedJobs, 30, 30, TimeUnit.SECONDS);
-        // New jobs' series are registered in one pass every second, not one pass over all jobs per
-        // new job (an operator starting over 10,000 jobs would otherwise make 10,000 such passes).
-        pruner.scheduleWithFixedDelay(() -> {
-            if (jobsAdded.getAndSet(false)) {
-                registerJobRows();
-            }
-        }, 1, 1, TimeUnit.SECONDS);
     }
 
-    private void jobGauge(MeterRegistry registry, String name, String help, String unit, ToDoubleFunction<JobFigures> value) {
-        MultiGauge.Builder builder = MultiGauge.builder(name).description(help);
-        jobGauges.add(new JobGauge((unit == null ? builder : builder.baseUnit(unit)).register(registry), value));
+    private void jobGauge(String name, String help, ToDoubleFunction<JobSeries.Figures> value) {
+        jobFamilies.add(new JobSeries.Family(name, help, value));
     }
 
     private static double number(Number n) {
@@ -161,9 +163,7 @@ public class OperatorMetrics {
 
     /** After a reconcile: the job's status as projected and its worker containers' restarts. */
     void job(String jobId, StreamJobStatus status, long restarts) {
-        if (jobFigures.put(jobId, new JobFigures(status, restarts)) == null) {
-            jobsAdded.set(true);
-        }
+        jobFigures.put(jobId, new JobSeries.Figures(status, restarts));
     }
 
     /** Drops the series of jobs that were deleted (the SDK does not reconcile a deleted job). */
@@ -173,30 +173,7 @@ public class OperatorMetrics {
             return;
         }
         java.util.Set<String> existing = cache.list().map(io.oncestream.api.StreamJobResources::jobId).collect(java.util.stream.Collectors.toSet());
-        if (jobFigures.keySet().retainAll(existing)) {
-            registerJobRows();
-        }
-    }
-
-    private synchronized void registerJobRows() {
-        List<String> ids = new ArrayList<>(jobFigures.keySet());
-        for (JobGauge g : jobGauges) {
-            g.gauge().register(ids.stream().map(id -> MultiGauge.Row.of(Tags.of("job_id", id), jobFigures,
-                    (Map<String, JobFigures> m) -> {
-                        JobFigures f = m.get(id);
-                        return f == null ? Double.NaN : g.value().applyAsDouble(f);
-                    })).collect(java.util.stream.Collectors.toList()), true);
-        }
-        List<MultiGauge.Row<?>> phases = new ArrayList<>();
-        for (String id : ids) {
-            for (Phase phase : Phase.values()) {
-                phases.add(MultiGauge.Row.of(Tags.of("job_id", id, "phase", phase.name()), jobFigures, (Map<String, JobFigures> m) -> {
-                    JobFigures f = m.get(id);
-                    return f == null ? Double.NaN : f.status().phase == phase ? 1 : 0;
-                }));
-            }
-        }
-        jobPhase.register(phases, true);
+        jobFigures.keySet().retainAll(existing);
     }
 
     /**
