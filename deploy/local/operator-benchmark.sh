@@ -65,6 +65,11 @@ trap done_ EXIT
 deploy/local/kube.sh start
 eval "$(deploy/local/kube.sh env)"
 export KUBECONFIG KUBE_AUDIT_LOG KUBE_BIN
+# The idle workers are one JDK HTTP server for all K addresses, which by default closes a kept-alive
+# connection when 200 others are idle; a real worker has its own server and the operator's one
+# connection, so the benchmark lifts that limit (otherwise the operator reconnects all the time,
+# and connects time out).
 java -Xmx2g -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
+  -Dsun.net.httpserver.maxIdleConnections=1000000 \
   -Djava.util.logging.config.file=/dev/null -Doncestream.repo.dir="$repo" \
   io.oncestream.bench.operator.OperatorBenchmark --jobs "$jobs" ${args[@]+"${args[@]}"}

@@ -17,9 +17,12 @@ public final class OperatorProcess extends ChildProcess {
         super("operator", process, log, httpPort);
     }
 
+    /** What the image's {@code JAVA_TOOL_OPTIONS} give the operator's JVM besides its heap (src/main/docker/Dockerfile). */
+    private static final String IMAGE_OPTIONS = "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2";
+
     public static OperatorProcess start(Path runnerJar, Path kubeconfig, Map<String, String> settings, Path log) {
         int port = freePort();
-        List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=" + port));
+        List<String> jvm = new ArrayList<>(List.of("-Xmx256m", IMAGE_OPTIONS, "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=" + port));
         settings.forEach((k, v) -> jvm.add("-D" + k + "=" + v));
         return new OperatorProcess(launch("operator", jvm, List.of("-jar", runnerJar.toString(), "operator"),
                 Map.of("KUBECONFIG", kubeconfig.toString()), log), log, port);
@@ -30,7 +33,7 @@ public final class OperatorProcess extends ChildProcess {
             Map<String, String> settings, Path log) {
         int port = freePort();
         List<String> jvm = new ArrayList<>(jvmOptions);
-        jvm.addAll(List.of("-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=" + port));
+        jvm.addAll(List.of(IMAGE_OPTIONS, "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=" + port));
         settings.forEach((k, v) -> jvm.add("-D" + k + "=" + v));
         return new OperatorProcess(launchJava("operator", jvm, List.of("-jar", runnerJar.toString(), "operator"),
                 Map.of("KUBECONFIG", kubeconfig.toString()), log), log, port);
