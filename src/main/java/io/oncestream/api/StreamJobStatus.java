@@ -35,7 +35,8 @@ public class StreamJobStatus {
             + " summed over all partitions; read from Kafka every few seconds, whatever the workers do.")
     public Long lag;
 
-    @JsonPropertyDescription("Age in seconds of the oldest record the job has not committed yet (0 when nothing is behind).")
+    @JsonPropertyDescription("Age in seconds of the oldest record the job has not committed yet (0 when nothing is behind;"
+            + " absent while the time of a partition's oldest record is not known yet, as in a new worker's first seconds).")
     public Long lagSeconds;
 
     @JsonPropertyDescription("Records not committed yet per topic and partition.")

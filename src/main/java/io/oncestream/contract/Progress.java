@@ -87,7 +87,10 @@ public record Progress(
      * @param latest         last stable offset in Kafka
      * @param records        {@code latest - committed}
      * @param oldestRecordMs Kafka timestamp of the record at {@code committed}, null if none is behind or unknown
-     * @param ageMs          age of that record now (0 when none is behind)
+     * @param ageMs          age of that record now: 0 when none is behind, and 0 too when it is not
+     *                       known ({@code records} above 0 with {@code oldestRecordMs} null: the
+     *                       probe could not read that record in time), which a reader must take as
+     *                       unknown, not as 0
      * @param exact          true for this worker's own partitions (committed from its checkpoint),
      *                       false for the others (committed from the job's consumer group)
      */

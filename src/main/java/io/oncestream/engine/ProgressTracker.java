@@ -212,8 +212,13 @@ public final class ProgressTracker {
         Progress.LagReport lagReport = null;
         if (lag != null) {
             Map<String, Progress.PartitionLag> byPartition = new TreeMap<>();
-            lag.forEach((p, l) -> byPartition.put(p, new Progress.PartitionLag(l.committed(), l.latest(), l.records(),
-                    l.oldestRecordMs(), l.ageMs(nowMs), l.exact())));
+            // An age not known yet goes out as 0 with oldestRecordMs null and records behind, as the
+            // document always had it; the operator reads that as unknown (WorkerProgress).
+            lag.forEach((p, l) -> {
+                Long age = l.ageMs(nowMs);
+                byPartition.put(p, new Progress.PartitionLag(l.committed(), l.latest(), l.records(), l.oldestRecordMs(),
+                        age == null ? 0 : age, l.exact()));
+            });
             lagReport = new Progress.LagReport(lagObservedAt.toString(), byPartition);
         }
         Progress.Rates rates = new Progress.Rates((int) (RATE_WINDOW_MS / 1000), readRate.perSecond(nowMs, read),

@@ -15,8 +15,15 @@ public record SourceLag(long committed, long latest, Long oldestRecordMs, boolea
         return Math.max(0, latest - committed);
     }
 
-    /** Age of the oldest record not applied, in milliseconds at {@code nowMs}; 0 when nothing is behind. */
-    public long ageMs(long nowMs) {
-        return records() == 0 || oldestRecordMs == null ? 0 : Math.max(0, nowMs - oldestRecordMs);
+    /**
+     * Age of the oldest record not applied, in milliseconds at {@code nowMs}; 0 when nothing is
+     * behind, null when records are behind but the oldest one's timestamp was not read (a probe
+     * whose read of it ran out of time, as a new worker's first may): never 0 for "not known".
+     */
+    public Long ageMs(long nowMs) {
+        if (records() == 0) {
+            return 0L;
+        }
+        return oldestRecordMs == null ? null : Math.max(0, nowMs - oldestRecordMs);
     }
 }

@@ -31,6 +31,8 @@ class AutoscaleE2E extends E2ETest {
     private final List<String> changes = new ArrayList<>();
     private final List<Instant> changedAt = new ArrayList<>();
     private final List<Integer> parallelisms = new ArrayList<>();
+    /** Each change of phase, workers or lag (unknown, up to 4 s, above) the test saw, to show how a wait ended. */
+    private final List<String> seen = new ArrayList<>();
 
     @Test
     void theJobScalesUpWhenItFallsBehindAndBackDownWhenTheProducerStops() throws Exception {
@@ -53,8 +55,8 @@ class AutoscaleE2E extends E2ETest {
                             && s.autoscaler != null && s.replicas.equals(s.autoscaler.parallelism));
             System.out.printf("[e2e] at 250 records/s: %s; %d workers, caught up %.0f s after the producer sped up%n",
                     up.autoscaler.lastDecision, up.replicas, Duration.between(fast, Instant.now()).toMillis() / 1000.0);
-            assertThat(up.autoscaler.parallelism).as("ceil(250 / (100 x 0.7)), in one step or more: arrivals are a 60 s average")
-                    .isEqualTo(4);
+            assertThat(up.autoscaler.parallelism).as("ceil(250 / (100 x 0.7)), in one step or more: arrivals are a 60 s average;"
+                    + " statuses seen: %s", seen).isEqualTo(4);
         }
         Instant stopped = Instant.now();
         StreamJobStatus down = awaitStatus(job, "back to 1 worker", Duration.ofSeconds(360),
@@ -89,6 +91,11 @@ class AutoscaleE2E extends E2ETest {
     /** Awaits a status, recording every change of the autoscaler's choice on the way. */
     private StreamJobStatus awaitStatus(E2EJob job, String what, Duration timeout, Predicate<StreamJobStatus> condition) {
         return job.awaitStatus(what, timeout, s -> {
+            String line = s.phase + ", " + s.replicas + " workers, lag " + (s.lagSeconds == null ? "unknown"
+                    : s.lagSeconds <= 4 ? "<= 4 s" : "> 4 s");
+            if (seen.isEmpty() || !seen.get(seen.size() - 1).contains(line)) {
+                seen.add(java.time.LocalTime.now().withNano(0) + " " + line + " (" + s.lagSeconds + " s, " + s.lag + " records)");
+            }
             if (s.autoscaler != null && s.autoscaler.parallelism != null
                     && (parallelisms.isEmpty() || !parallelisms.get(parallelisms.size() - 1).equals(s.autoscaler.parallelism))) {
                 parallelisms.add(s.autoscaler.parallelism);

@@ -68,7 +68,8 @@ public final class ProgressDocuments {
 
     /**
      * A worker's document with the lag its probe saw at {@code observedAt}: per
-     * {@code topic-partition}, {committed, latest, age in ms, 1 if the worker owns it}.
+     * {@code topic-partition}, {committed, latest, age in ms, 1 if the worker owns it}; an age of
+     * -1 is one the probe did not read (oldestRecordMs null with records behind).
      */
     public static WorkerProgress withLag(int workerIndex, EngineState state, long batchId, Map<String, long[]> own,
             String observedAt, Map<String, long[]> lag) {
@@ -76,7 +77,7 @@ public final class ProgressDocuments {
         own.forEach((k, v) -> parts.put(k, new Progress.PartitionProgress(v[0], v[1], null, null)));
         Map<String, Progress.PartitionLag> byPartition = new TreeMap<>();
         lag.forEach((k, v) -> byPartition.put(k, new Progress.PartitionLag(v[0], v[1], Math.max(0, v[1] - v[0]),
-                v[2] == 0 ? null : 1_000_000L, v[2], v[3] == 1)));
+                v[1] <= v[0] || v[2] < 0 ? null : 1_000_000L, Math.max(0, v[2]), v[3] == 1)));
         Progress p = new Progress("shop/paid-orders", workerIndex, 2, state.name(), batchId, null, parts,
                 new Progress.Totals(1000, 100, 850, 50, 0, batchId + 1), null, true, true, null, observedAt, 0, null,
                 new Progress.LagReport(observedAt, byPartition), new Progress.Rates(60, 100.0, 90.0, 120.0));

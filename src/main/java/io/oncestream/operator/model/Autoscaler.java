@@ -91,10 +91,17 @@ public final class Autoscaler {
         int target = a.targetLagSeconds == null ? 60 : a.targetLagSeconds;
 
         boolean behind = lag != null && lag > target;
-        st.lagAboveTargetSince = behind ? (before.lagAboveTargetSince == null ? at : before.lagAboveTargetSince) : null;
         boolean fewerWouldDo = p > min && lag != null && lag * 2 <= target && arriving != null && capacity != null
                 && arriving <= capacity * (p - 1) * utilization * DOWN_MARGIN;
-        st.fewerWouldDoSince = fewerWouldDo ? (before.fewerWouldDoSince == null ? at : before.fewerWouldDoSince) : null;
+        if (lag == null) {
+            // The lag's age is not known for a moment (a worker's first probe): neither a sign that
+            // the job caught up nor that it fell behind, so both clocks stand as they were.
+            st.lagAboveTargetSince = before.lagAboveTargetSince;
+            st.fewerWouldDoSince = before.fewerWouldDoSince;
+        } else {
+            st.lagAboveTargetSince = behind ? (before.lagAboveTargetSince == null ? at : before.lagAboveTargetSince) : null;
+            st.fewerWouldDoSince = fewerWouldDo ? (before.fewerWouldDoSince == null ? at : before.fewerWouldDoSince) : null;
+        }
 
         boolean cooling = before.lastScaleTime != null
                 && now.isBefore(Instant.parse(before.lastScaleTime).plusSeconds(seconds(a.cooldownSeconds, 300)));

@@ -18,11 +18,15 @@ import io.oncestream.contract.TopicPartitionKey;
  * reach Kafka (its source unavailable) reports the figures its probe read last, frozen: they are
  * then no better than a reading from the group, and a fresher one wins, another worker's or, when
  * no worker reaches Kafka, the operator's; an older one does not.
+ *
+ * <p>An age not known (records behind whose oldest one's time the probe has not read yet, as in a
+ * worker's first seconds, or a worker that has not probed yet) is never taken for 0: the job's
+ * age is then unknown too, rather than a figure that says it caught up.
  */
 final class JobLag {
 
-    /** One partition's lag as chosen. */
-    record Figure(long committed, long records, long ageMs, boolean exact, Instant observedAt) {
+    /** One partition's lag as chosen; {@code ageMs} null when not known. */
+    record Figure(long committed, long records, Long ageMs, boolean exact, Instant observedAt) {
     }
 
     private final Map<String, Figure> chosen = new TreeMap<>();
@@ -63,7 +67,8 @@ final class JobLag {
                 continue;
             }
             p.partitions().forEach((key, part) -> chosen.putIfAbsent(key,
-                    new Figure(part.committed(), Math.max(0, part.latest() - part.committed()), 0, true, null)));
+                    new Figure(part.committed(), Math.max(0, part.latest() - part.committed()),
+                            part.latest() > part.committed() ? null : 0L, true, null)));
         }
     }
 
@@ -75,9 +80,19 @@ final class JobLag {
         return chosen.values().stream().mapToLong(Figure::records).sum();
     }
 
-    /** Age of the oldest record not committed, in whole seconds. */
-    long seconds() {
-        return chosen.values().stream().mapToLong(Figure::ageMs).max().orElse(0) / 1000;
+    /**
+     * Age of the oldest record not committed, in whole seconds; null when a partition behind has
+     * no known age (the oldest could be that one's).
+     */
+    Long seconds() {
+        long oldest = 0;
+        for (Figure f : chosen.values()) {
+            if (f.ageMs() == null) {
+                return null;
+            }
+            oldest = Math.max(oldest, f.ageMs());
+        }
+        return oldest / 1000;
     }
 
     /** topic → partition → records behind. */

@@ -75,8 +75,12 @@ public record WorkerProgress(
         }
     }
 
-    /** One partition's lag; {@code exact} when the worker owns it (committed offset from its checkpoint). */
-    public record PartitionLag(long committed, long latest, long records, long ageMs, boolean exact) {
+    /**
+     * One partition's lag; {@code exact} when the worker owns it (committed offset from its
+     * checkpoint); {@code ageMs} null when records are behind but the probe has not read the
+     * oldest one's time (a new worker's first probe, say).
+     */
+    public record PartitionLag(long committed, long latest, long records, Long ageMs, boolean exact) {
     }
 
     /**
@@ -114,7 +118,8 @@ public record WorkerProgress(
                 b == null ? null : new LastBatch(b.inputRecordsPerSecond(), b.writtenRowsPerSecond()),
                 p.sinkAvailable(), p.sourceAvailable(), p.lastError(), p.epoch(), p.barrier(),
                 p.lag() == null ? null : new LagReport(p.lag().observedAt(), each(p.lag().partitions(),
-                        x -> new PartitionLag(x.committed(), x.latest(), x.records(), x.ageMs(), x.exact()))),
+                        x -> new PartitionLag(x.committed(), x.latest(), x.records(),
+                                x.records() > 0 && x.oldestRecordMs() == null ? null : x.ageMs(), x.exact()))),
                 r == null ? null : new Rates(r.windowSeconds(), r.inputRecordsPerSecond(), r.writtenRowsPerSecond(),
                         r.incomingRecordsPerSecond()));
     }

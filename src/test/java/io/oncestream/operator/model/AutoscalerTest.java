@@ -117,6 +117,31 @@ class AutoscalerTest {
         assertThat(stays.state().lastDecision).startsWith("stays at 2 workers, the most it may have");
     }
 
+    /**
+     * A lag whose age is not known for a moment (a new worker's first probe: status.lagSeconds
+     * absent) says neither that the job caught up nor that it fell further behind: the window
+     * that had started goes on, and nothing is decided on it.
+     */
+    @Test
+    void aLagNotKnownForAMomentNeitherEndsNorStartsAWindow() {
+        decide(T0);
+        observe(Phase.Running, 30, 400, 5000);
+        assertThat(decide(T0.plusSeconds(5)).state().lagAboveTargetSince).isEqualTo("2026-12-05T12:00:05Z");
+        observe(Phase.Running, null, 400, 5000);
+        Autoscaler.Decision unknown = decide(T0.plusSeconds(25));
+        assertThat(unknown.parallelism()).as("no decision on an unknown lag, though the window is over").isEqualTo(1);
+        assertThat(unknown.state().lagAboveTargetSince).as("the window goes on").isEqualTo("2026-12-05T12:00:05Z");
+        observe(Phase.Running, 31, 400, 5000);
+        assertThat(decide(T0.plusSeconds(26)).parallelism()).as("known again, above target since 12:00:05").isEqualTo(3);
+
+        running = 3;
+        observe(Phase.Running, 1, 100, 3000);
+        assertThat(decide(T0.plusSeconds(60)).state().fewerWouldDoSince).isEqualTo("2026-12-05T12:01:00Z");
+        observe(Phase.Running, null, 100, 3000);
+        assertThat(decide(T0.plusSeconds(90)).state().fewerWouldDoSince).as("the down window goes on too")
+                .isEqualTo("2026-12-05T12:01:00Z");
+    }
+
     @Test
     void aChangeOfSpecParallelismSetsTheNumberOfWorkers() {
         startAt(4);
@@ -151,6 +176,11 @@ class AutoscalerTest {
 
     /** The job's next status: its phase, lag, arrivals and its workers' summed batch speed. */
     private void observe(Phase phase, long lagSeconds, long arriving, long batchSpeed) {
+        observe(phase, Long.valueOf(lagSeconds), arriving, batchSpeed);
+    }
+
+    /** As above, with {@code lagSeconds} null: its age not known. */
+    private void observe(Phase phase, Long lagSeconds, long arriving, long batchSpeed) {
         StreamJobStatus s = new StreamJobStatus();
         s.phase = phase;
         s.lagSeconds = lagSeconds;

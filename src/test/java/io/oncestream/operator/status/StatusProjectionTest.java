@@ -344,6 +344,39 @@ class StatusProjectionTest {
     }
 
     /**
+     * Just after a rescale the new workers' first probes may not have read the oldest record's time
+     * yet, and a worker that has not probed at all has only its plan's figures: the records behind
+     * count, but the job's age is unknown (absent), never 0, which would say the job caught up
+     * when it is 16 s behind. Once every partition behind has its age, the job's is the oldest.
+     */
+    @Test
+    void anAgeNotReadYetLeavesTheJobsAgeUnknownRatherThanZero() {
+        StreamJob job = TestJobs.job("  parallelism: 2\n");
+        WorkerProgress first0 = ProgressDocuments.withLag(0, EngineState.WRITING, 7, Map.of("orders-0", new long[] {300, 400}),
+                "2026-12-02T10:00:04Z", Map.of("orders-0", new long[] {300, 1900, -1, 1}, "orders-1", new long[] {250, 250, 0, 0}));
+        WorkerProgress probed1 = ProgressDocuments.withLag(1, EngineState.WRITING, 7, Map.of("orders-1", new long[] {250, 250}),
+                "2026-12-02T10:00:04Z", Map.of("orders-1", new long[] {250, 250, 0, 1}, "orders-0", new long[] {300, 1900, 16_000, 0}));
+        StreamJobStatus s = StatusProjection.project(job, running(), null, List.of(worker(0, first0), worker(1, probed1)), T1);
+        assertThat(s.lag).as("the records behind are known").isEqualTo(1600L);
+        assertThat(s.lagSeconds).as("partition 0's owner has not read its oldest record's time").isNull();
+
+        WorkerProgress notProbed = ProgressDocuments.parsed(0, EngineState.WRITING, 7, Map.of("orders-0", new long[] {300, 400}),
+                true, null);
+        StreamJobStatus before = StatusProjection.project(TestJobs.job(""), running(), null, List.of(worker(0, notProbed)), T1);
+        assertThat(before.lag).as("from the worker's plan").isEqualTo(100L);
+        assertThat(before.lagSeconds).as("no probe yet: no age").isNull();
+
+        WorkerProgress again0 = ProgressDocuments.withLag(0, EngineState.WRITING, 7, Map.of("orders-0", new long[] {300, 400}),
+                "2026-12-02T10:00:09Z", Map.of("orders-0", new long[] {300, 2400, 21_000, 1}, "orders-1", new long[] {250, 250, 0, 0}));
+        StreamJobStatus known = StatusProjection.project(job, s, null, List.of(worker(0, again0), worker(1, probed1)), T1);
+        assertThat(known.lagSeconds).isEqualTo(21L);
+        StreamJobStatus caughtUp = StatusProjection.project(job, known, null, List.of(worker(0,
+                ProgressDocuments.withLag(0, EngineState.IDLE, 9, Map.of("orders-0", new long[] {2400, 2400}), "2026-12-02T10:00:14Z",
+                        Map.of("orders-0", new long[] {2400, 2400, 0, 1}))), worker(1, probed1)), T1);
+        assertThat(caughtUp.lagSeconds).as("nothing behind: 0, known").isZero();
+    }
+
+    /**
      * Workers cut off from Kafka (a network partition) report their probe's last figures, frozen,
      * with their source unavailable: the operator's own reading, which grows with the records
      * still arriving, counts instead; without one, the frozen figures are all there is.
@@ -353,7 +386,7 @@ class StatusProjectionTest {
         StreamJob job = TestJobs.job("");
         WorkerProgress frozen = cutOffWorker0();
         WorkerProgress.LagReport operator = new WorkerProgress.LagReport("2026-12-02T10:00:30Z",
-                Map.of("orders-0", new WorkerProgress.PartitionLag(300, 3_900, 3_600, 68_000, false)));
+                Map.of("orders-0", new WorkerProgress.PartitionLag(300, 3_900, 3_600, 68_000L, false)));
 
         StreamJobStatus s = StatusProjection.project(job, running(), null, null, List.of(worker(0, frozen)), T1, null, null,
                 operator);
@@ -366,7 +399,7 @@ class StatusProjectionTest {
         assertThat(without.lag).as("no reading of the operator's: the workers' last figures").isEqualTo(600L);
 
         WorkerProgress.LagReport stale = new WorkerProgress.LagReport("2026-12-02T09:58:00Z",
-                Map.of("orders-0", new WorkerProgress.PartitionLag(300, 350, 50, 1_000, false)));
+                Map.of("orders-0", new WorkerProgress.PartitionLag(300, 350, 50, 1_000L, false)));
         StreamJobStatus older = StatusProjection.project(job, running(), null, null, List.of(worker(0, frozen)), T1, null, null,
                 stale);
         assertThat(older.lag).as("an operator's reading older than the worker's last one does not count").isEqualTo(600L);
