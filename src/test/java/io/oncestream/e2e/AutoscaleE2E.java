@@ -53,8 +53,8 @@ class AutoscaleE2E extends E2ETest {
             StreamJobStatus up = awaitStatus(job, "scaled up and caught up", Duration.ofSeconds(300),
                     s -> s.phase == Phase.Running && s.replicas != null && s.replicas > 1 && s.lagSeconds != null && s.lagSeconds <= 4
                             && s.autoscaler != null && s.replicas.equals(s.autoscaler.parallelism));
-            System.out.printf("[e2e] at 250 records/s: %s; %d workers, caught up %.0f s after the producer sped up%n",
-                    up.autoscaler.lastDecision, up.replicas, Duration.between(fast, Instant.now()).toMillis() / 1000.0);
+            System.out.printf("[e2e] at 250 records/s: %s; %d workers, caught up %.0f s after the producer sped up; statuses seen: %s%n",
+                    up.autoscaler.lastDecision, up.replicas, Duration.between(fast, Instant.now()).toMillis() / 1000.0, seen);
             assertThat(up.autoscaler.parallelism).as("ceil(250 / (100 x 0.7)), in one step or more: arrivals are a 60 s average;"
                     + " statuses seen: %s", seen).isEqualTo(4);
         }
