@@ -40,6 +40,23 @@ for a in "$@"; do
   if [ "$a" = --keep ]; then keep=true; else args+=("$a"); fi
 done
 
+# One connection per running worker on each side: the idle workers' server holds K of them, and a
+# long-poll the operator gave up on stays open there until its wait ends, so up to 2K at once. A
+# run of 10,000 running workers at 20,000 open files ran out: the JDK server's dispatcher, failing
+# to accept, then spun on a cancelled key and answered nothing again (every ask timed out, 10,387
+# sockets left in CLOSE_WAIT). A container gets far more (containerd: 1,048,576 or 524,288), but
+# this shell may not raise its limit, so a run that would need more is refused here.
+running=0
+for ((i = 0; i < ${#args[@]}; i++)); do
+  if [ "${args[$i]}" = --running ]; then running=${args[$((i + 1))]:-0}; fi
+done
+open_files=$(ulimit -n)
+if [ "$open_files" != unlimited ] && (( 2 * running + 2000 > open_files )); then
+  echo "[operator-bench] --running $running needs about $((2 * running + 2000)) open files in one process, and the limit here is" \
+    "$open_files (ulimit -n): raise it, or run at most --running $(((open_files - 2000) / 2))" >&2
+  exit 2
+fi
+
 export ONCESTREAM_LOCAL_DIR=$repo/target/operator-bench/services
 export ONCESTREAM_NETNS=oncestream-opbench ONCESTREAM_IP=198.18.16.2 ONCESTREAM_GATEWAY_IP=198.18.16.1
 export ONCESTREAM_POD_CIDR=198.18.17.0/24 ONCESTREAM_SERVICE_CIDR=198.18.18.0/24 ONCESTREAM_EXTRA_CIDR=198.18.19.0/24
