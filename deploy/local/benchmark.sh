@@ -9,6 +9,10 @@
 #        deploy/local/benchmark.sh --decoding-only 200000   (filter+map on one thread: JSON decoded
 #          only where the job's expressions read it / whole, and the filter answered from the decoded
 #          fields / by CEL's interpreter; no services needed)
+#        deploy/local/benchmark.sh --durable-writes 2000   (what one durable checkpoint entry costs on this disk:
+#          a new file per entry as the engine writes offsets/N and commits/N, against appending to one file and
+#          writing into preallocated space, each with fdatasync; 5 rounds alternating, no services needed; under
+#          BENCH_JAVA_OPTS=-Djava.io.tmpdir=DIR on the file system of DIR)
 #        deploy/local/benchmark.sh --latency-at 14000 [--latency-seconds 20] [--latency-interval-ms 0]   (latency
 #          alone at that rate, after a warm-up run; prints where the time goes, the benchmark JVM's and the
 #          Cassandra node's GC pauses, and the CPUs that Cassandra, Kafka and the benchmark JVM used meanwhile;
@@ -75,6 +79,7 @@ side_by_side=false
 started=()
 services=(kafka cassandra)
 [[ " $* " == *" --decoding-only "* ]] && services=() # CPU only: no Kafka, no Cassandra
+[[ " $* " == *" --durable-writes "* ]] && services=() # the disk only
 for s in ${services[@]+"${services[@]}"}; do
   if ! deploy/local/test-services.sh status "$s" >/dev/null 2>&1; then
     deploy/local/test-services.sh start "$s"

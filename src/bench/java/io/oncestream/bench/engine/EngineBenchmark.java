@@ -23,6 +23,8 @@ import java.util.Map;
  *     and at half of the engine's maximum;</li>
  * <li>{@link DecodingBenchmark} ({@code --decoding-only N}): filter and map on one thread, no
  *     services;</li>
+ * <li>{@link DurableWriteBenchmark} ({@code --durable-writes N}): one durable checkpoint entry as
+ *     the engine writes it, against appending to a log, on the disk alone;</li>
  * <li>{@link WorkerMemoryBenchmark} ({@code --worker-memory LOADS}): the packaged worker's memory
  *     under a memory limit at each load, and the smallest limit each load runs in;</li>
  * <li>{@link WorkerProcessBenchmark} ({@code --worker-process N}): the packaged worker as a
@@ -48,6 +50,10 @@ public final class EngineBenchmark {
         LatencyBenchmark.consumerProperties(a.getOrDefault("latency-consumer", "")); // a malformed list is refused before anything runs
         if (a.containsKey("decoding-only")) { // the CPU-only comparison, without Kafka or Cassandra
             DecodingBenchmark.alone(Integer.parseInt(a.get("decoding-only")));
+            System.exit(0);
+        }
+        if (a.containsKey("durable-writes")) { // the disk alone: what one checkpoint entry costs, per way of writing it
+            DurableWriteBenchmark.alone(Integer.parseInt(a.get("durable-writes")));
             System.exit(0);
         }
         if (a.containsKey("worker-memory")) { // its own keyspace and topics, not the other modes' shared ones
