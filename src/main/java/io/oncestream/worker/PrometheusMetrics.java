@@ -52,7 +52,8 @@ final class PrometheusMetrics {
         out.append("# HELP oncestream_partition_lag_records Records in Kafka not committed yet, per partition the worker owns."
                 + "\n# TYPE oncestream_partition_lag_records gauge\n");
         StringBuilder seconds = new StringBuilder("# HELP oncestream_partition_lag_seconds Age of the oldest record not committed"
-                + " yet, per partition the worker owns (0 when none is behind; no series until that record's time is read).\n# TYPE oncestream_partition_lag_seconds gauge\n");
+                + " yet, per partition the worker owns (0 when none is behind; no series until that record's time is read)."
+                + "\n# TYPE oncestream_partition_lag_seconds gauge\n");
         for (Map.Entry<String, Progress.PartitionProgress> e : p.partitions().entrySet()) {
             Progress.PartitionLag lag = p.lag() == null ? null : p.lag().partitions().get(e.getKey());
             long records = lag != null ? lag.records() : Math.max(0, e.getValue().latest() - e.getValue().committed());
