@@ -78,8 +78,10 @@ final class Freshness implements ItemStore<StreamJob>, AutoCloseable {
         if (status == null || status.workers == null) {
             return null;
         }
-        return status.workers.stream().filter(w -> w.name != null && w.name.endsWith("-0")).map(w -> w.batchId)
-                .findFirst().orElse(null);
+        // A worker's line without a batch (one that has not reported yet) is null here, not an
+        // exception in the informer's cache, which would drop that event and the change it shows.
+        return status.workers.stream().filter(w -> w.name != null && w.name.endsWith("-0")).findFirst()
+                .map(w -> w.batchId).orElse(null);
     }
 
     @Override
