@@ -69,8 +69,10 @@ final class DurableWriteBenchmark {
                 + " ratio of p50 and p99 to the engine's way):", ENTRY_BYTES, dir.getParent(), entries, ROUNDS);
         micros.forEach((way, values) -> {
             Arrays.sort(values);
-            log("  %-32s %,6d / %,6d / %,6d   %.2f / %.2f", way, pct(values, 0.50), pct(values, 0.99), values[values.length - 1],
-                    pct(values, 0.50) / (double) pct(engine, 0.50), pct(values, 0.99) / (double) pct(engine, 0.99));
+            double p50 = RecordLatencies.percentile(values, 0.50);
+            double p99 = RecordLatencies.percentile(values, 0.99);
+            log("  %-32s %,6.0f / %,6.0f / %,6d   %.2f / %.2f", way, p50, p99, values[values.length - 1],
+                    p50 / RecordLatencies.percentile(engine, 0.50), p99 / RecordLatencies.percentile(engine, 0.99));
         });
     }
 
@@ -99,9 +101,5 @@ final class DurableWriteBenchmark {
                 into[at + i] = (System.nanoTime() - start) / 1000;
             }
         }
-    }
-
-    private static long pct(long[] sorted, double q) {
-        return sorted[Math.min(sorted.length - 1, (int) Math.floor(q * sorted.length))];
     }
 }
