@@ -40,6 +40,22 @@ public final class DurableFiles {
         DIRECTORY_SYNCED
     }
 
+    /** The points inside {@link #append}, in order, at which a crash leaves a different state on disk. */
+    public enum AppendPoint {
+        /** The file holds the first half of the appended bytes. */
+        HALF_WRITTEN,
+        /** The file holds all the appended bytes, not yet fdatasync'd. */
+        WRITTEN,
+        /** The appended bytes are fdatasync'd (by {@link #synced()}); the call has not returned yet. */
+        SYNCED
+    }
+
+    /** Told of each {@link AppendPoint} reached while appending to {@code file}; may throw to simulate a crash there. */
+    @FunctionalInterface
+    public interface AppendProbe {
+        void reached(AppendPoint point, Path file) throws IOException;
+    }
+
     /** Told of each {@link WritePoint} reached while creating {@code target}; may throw to simulate a crash there. */
     @FunctionalInterface
     public interface WriteProbe {
@@ -48,10 +64,16 @@ public final class DurableFiles {
 
     private final boolean fsync;
     private final WriteProbe probe;
+    private final AppendProbe appendProbe;
 
     private DurableFiles(boolean fsync, WriteProbe probe) {
+        this(fsync, probe, null);
+    }
+
+    private DurableFiles(boolean fsync, WriteProbe probe, AppendProbe appendProbe) {
         this.fsync = fsync;
         this.probe = probe;
+        this.appendProbe = appendProbe;
     }
 
     /** The real thing. */
@@ -78,6 +100,18 @@ public final class DurableFiles {
             throw new IllegalArgumentException("probe must not be null");
         }
         return new DurableFiles(false, probe);
+    }
+
+    /**
+     * For in-process crash tests only, as {@link #failingAt}, for {@link #append}: {@code probe}
+     * is told of every {@link AppendPoint}, and an unchecked exception it throws leaves the file
+     * as a process crash there would. Nothing is fsync'd.
+     */
+    public static DurableFiles failingAppendAt(AppendProbe probe) {
+        if (probe == null) {
+            throw new IllegalArgumentException("probe must not be null");
+        }
+        return new DurableFiles(false, null, probe);
     }
 
     /** Writes {@code content} to {@code target} unless it exists; returns false if it existed. */
@@ -124,6 +158,36 @@ public final class DurableFiles {
     }
 
     /**
+     * Appends {@code bytes} at {@code channel}'s end and makes them durable with {@code fdatasync}
+     * (no directory change: the file's name was made durable when it was created). A crash
+     * before this returns leaves the file as it was, or with some or all of the bytes at its
+     * end: a reader must recognise an incomplete last record ({@link AppendBatchLog} does).
+     */
+    public void append(FileChannel channel, Path file, ByteBuffer bytes) throws IOException {
+        try {
+            if (appendProbe != null) {
+                int end = bytes.limit();
+                bytes.limit(bytes.position() + bytes.remaining() / 2);
+                writeFully(channel, bytes);
+                appendProbe.reached(AppendPoint.HALF_WRITTEN, file);
+                bytes.limit(end);
+            }
+            writeFully(channel, bytes);
+            if (appendProbe != null) {
+                appendProbe.reached(AppendPoint.WRITTEN, file);
+            }
+            if (fsync) {
+                channel.force(false);
+            }
+            if (appendProbe != null) {
+                appendProbe.reached(AppendPoint.SYNCED, file);
+            }
+        } catch (IOException e) {
+            throw naming(file, e);
+        }
+    }
+
+    /**
      * {@code failure} as an error of {@code target}: a failed write or fsync says only "No space
      * left on device" or "Input/output error", without the file, which a user needs to find the volume.
      */
@@ -156,6 +220,13 @@ public final class DurableFiles {
     private void reached(WritePoint point, Path target) throws IOException {
         if (probe != null) {
             probe.reached(point, target);
+        }
+    }
+
+    /** Makes what was written to {@code channel}'s file durable, its size and times included. */
+    public void syncFile(FileChannel channel) throws IOException {
+        if (fsync) {
+            channel.force(true);
         }
     }
 
