@@ -2,15 +2,13 @@ package io.oncestream.engine;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-
+import io.oncestream.engine.checkpoint.AppendBatchLog;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchOffsets;
 
@@ -20,8 +18,6 @@ import io.oncestream.engine.checkpoint.BatchOffsets;
  */
 final class CheckpointOnDisk {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private final Path dir;
 
     CheckpointOnDisk(Path dir) {
@@ -30,15 +26,8 @@ final class CheckpointOnDisk {
 
     /** Batch ids of {@code log} ({@code offsets} or {@code commits}), ascending; temp files are not batches. */
     List<Long> batchIds(String log) {
-        Path logDir = dir.resolve(log);
-        if (!Files.isDirectory(logDir)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.list(logDir)) {
-            return files.map(f -> f.getFileName().toString()).filter(n -> n.matches("\\d+")).map(Long::parseLong).sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return log.equals("offsets") ? AppendBatchLog.readOnly(dir.resolve(log), BatchOffsets.class).batchIds()
+                : AppendBatchLog.readOnly(dir.resolve(log), BatchCommit.class).batchIds();
     }
 
     Optional<Long> latest(String log) {
@@ -60,11 +49,13 @@ final class CheckpointOnDisk {
     }
 
     BatchOffsets offsets(long batchId) {
-        return read("offsets/" + batchId, BatchOffsets.class);
+        return AppendBatchLog.readOnly(dir.resolve("offsets"), BatchOffsets.class).get(batchId)
+                .orElseThrow(() -> new AssertionError("no offsets/" + batchId + " in " + dir));
     }
 
     BatchCommit commit(long batchId) {
-        return read("commits/" + batchId, BatchCommit.class);
+        return AppendBatchLog.readOnly(dir.resolve("commits"), BatchCommit.class).get(batchId)
+                .orElseThrow(() -> new AssertionError("no commits/" + batchId + " in " + dir));
     }
 
     String text(String relative) {
@@ -75,15 +66,4 @@ final class CheckpointOnDisk {
         }
     }
 
-    private <T> T read(String relative, Class<T> type) {
-        String text = text(relative);
-        if (!text.startsWith("v1\n")) {
-            throw new AssertionError(relative + " does not start with the version line: " + text);
-        }
-        try {
-            return JSON.readValue(text.substring(3).getBytes(StandardCharsets.UTF_8), type);
-        } catch (IOException e) {
-            throw new AssertionError(relative + " is not a " + type.getSimpleName() + ": " + text, e);
-        }
-    }
 }

@@ -27,13 +27,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import io.oncestream.contract.ChainPoint;
+import io.oncestream.engine.checkpoint.AppendBatchLog;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchOffsets;
 import io.oncestream.engine.checkpoint.Checkpoint;
 import io.oncestream.engine.checkpoint.CheckpointMetadata;
 import io.oncestream.engine.checkpoint.DurableFiles;
+import io.oncestream.engine.checkpoint.DurableFiles.AppendPoint;
 import io.oncestream.engine.checkpoint.DurableFiles.WritePoint;
-import io.oncestream.engine.checkpoint.FileBatchLog;
+import io.oncestream.engine.checkpoint.LogFiles;
 import io.oncestream.engine.checkpoint.PartitionRange;
 import io.oncestream.engine.config.JobConfig;
 import io.oncestream.engine.config.JobConfigs;
@@ -118,10 +120,10 @@ class EngineCrashTest {
                 crashes.add(Crash.at(step, k));
             }
             for (String log : List.of("offsets", "commits")) {
-                for (WritePoint point : WritePoint.values()) {
-                    crashes.add(Crash.writing(log + "/" + k, k, point, false));
+                for (AppendPoint point : AppendPoint.values()) {
+                    crashes.add(Crash.appending(log, k, point, false));
                 }
-                crashes.add(Crash.writing(log + "/" + k, k, WritePoint.TEMP_REMOVED, true));
+                crashes.add(Crash.appending(log, k, AppendPoint.WRITTEN, true));
             }
         }
         for (WritePoint point : WritePoint.values()) {
@@ -248,9 +250,9 @@ class EngineCrashTest {
 
     static Stream<Arguments> volumeFaults() {
         List<Arguments> faults = new ArrayList<>();
-        for (String file : List.of("offsets/2", "commits/2")) {
-            for (WritePoint point : WritePoint.values()) {
-                faults.add(Arguments.of(file, point));
+        for (String log : List.of("offsets", "commits")) {
+            for (AppendPoint point : AppendPoint.values()) {
+                faults.add(Arguments.of(log, point));
             }
         }
         return faults.stream();
@@ -285,16 +287,18 @@ class EngineCrashTest {
      * where the logs say once the write succeeds, and the run ends exactly as one without a
      * fault, each record with the timestamp an uninterrupted run gives it; no temp file stays.
      */
-    @ParameterizedTest(name = "{0} at {1}")
+    @ParameterizedTest(name = "{0}/2 at {1}")
     @MethodSource("volumeFaults")
-    void aFullVolumeIsWaitedOutAndTheRunEndsExactlyOnce(String file, WritePoint point) {
+    void aFullVolumeIsWaitedOutAndTheRunEndsExactlyOnce(String log, AppendPoint point) {
         Producer producer = new Producer();
         producer.produce(RECORDS);
         producer.produce(MORE_RECORDS);
         LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 11);
         AtomicInteger calls = new AtomicInteger();
-        DurableFiles full = DurableFiles.failingAt((reached, target) -> {
-            if (reached == point && target.endsWith(file) && calls.getAndIncrement() < 3) {
+        String file = log + "/2";
+        DurableFiles full = DurableFiles.failingAppendAt((reached, target, start) -> {
+            if (reached == point && target.getParent().getFileName().toString().equals(log) && LogFiles.batchAt(target, start) == 2
+                    && calls.getAndIncrement() < 3) {
                 throw new java.nio.file.FileSystemException(target.toString(), null, "No space left on device");
             }
         });
@@ -314,11 +318,11 @@ class EngineCrashTest {
         }
 
         assertThat(outcome).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
-        // Before the link, the write is tried again until it passes; from the link on, the file
-        // exists, and the logs read afresh say what it records (a batch to replay, or committed).
-        assertThat(calls.get()).as("writes reaching " + point).isEqualTo(point.compareTo(WritePoint.LINKED) < 0 ? 4 : 1);
+        // Half an entry is cut off and the append tried again until it passes; once the entry is
+        // whole, the log read afresh says what it records (a batch to replay, or committed).
+        assertThat(calls.get()).as("appends reaching " + point).isEqualTo(point == AppendPoint.HALF_WRITTEN ? 4 : 1);
         assertThat(reported).as("what the worker reported while it waited")
-                .anySatisfy(e -> assertThat(e).contains(file).contains("No space left on device"));
+                .anySatisfy(e -> assertThat(e).contains(log + "/" + AppendBatchLog.SEGMENT).contains("No space left on device"));
         assertThat(progress.snapshot().lastError()).as("once written, the failure is not reported as current").isNull();
         CheckpointOnDisk disk = new CheckpointOnDisk(dir);
         long last = disk.latest("offsets").orElseThrow();
@@ -429,20 +433,24 @@ class EngineCrashTest {
         assertThatThrownBy(() -> run(NO_CRASH, source, sink, hooks)).isInstanceOf(SimulatedCrash.class);
 
         BatchOffsets wal = new CheckpointOnDisk(dir).offsets(k);
-        FileBatchLog<BatchOffsets> offsets = new FileBatchLog<>(dir.resolve("offsets"), BatchOffsets.class, NO_CRASH);
         switch (mutation) {
             case OFFSETS_NOT_SYNCED -> {
-                deleteQuietly(dir.resolve("offsets/" + k));
+                assertThat(LogFiles.dropLastEntry(dir.resolve("offsets"))).isEqualTo(k);
                 producer.produce(MORE_RECORDS);
             }
             case FRESH_TIMESTAMPS_ON_REPLAY -> {
-                deleteQuietly(dir.resolve("offsets/" + k));
+                assertThat(LogFiles.dropLastEntry(dir.resolve("offsets"))).isEqualTo(k);
                 Map<String, PartitionRange> fresh = new TreeMap<>();
                 wal.partitions().forEach((p, r) -> fresh.put(p, new PartitionRange(r.start(), r.end(), 0)));
+                AppendBatchLog<BatchOffsets> offsets = new AppendBatchLog<>(dir.resolve("offsets"), BatchOffsets.class, NO_CRASH, 1024);
                 offsets.add(k, new BatchOffsets(fresh, wal.lostRecords(), wal.plannedAtMs()));
+                offsets.close();
             }
-            case SKIP_OPEN_BATCH -> new FileBatchLog<>(dir.resolve("commits"), BatchCommit.class, NO_CRASH)
-                    .add(k, new CheckpointOnDisk(dir).commit(k - 1));
+            case SKIP_OPEN_BATCH -> {
+                AppendBatchLog<BatchCommit> commits = new AppendBatchLog<>(dir.resolve("commits"), BatchCommit.class, NO_CRASH, 1024);
+                commits.add(k, new CheckpointOnDisk(dir).commit(k - 1));
+                commits.close();
+            }
             default -> { }
         }
         int readsBefore = source.reads().size();
@@ -535,13 +543,6 @@ class EngineCrashTest {
         return table.timestampsByRecord();
     }
 
-    private static void deleteQuietly(Path file) {
-        try {
-            Files.delete(file);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
 
     private MicroBatchEngine.Outcome run(DurableFiles files, InMemorySource source, RowSink sink, ProtocolHooks hooks) {
         try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, files)) {
@@ -653,18 +654,26 @@ class EngineCrashTest {
      * write of {@code file} ({@code offsets/k}, {@code commits/k} or {@code metadata}), then
      * optionally losing power there.
      */
-    record Crash(ProtocolStep step, String file, WritePoint point, boolean powerLoss, long batch) {
+    record Crash(ProtocolStep step, String file, WritePoint point, AppendPoint appendPoint, boolean powerLoss, long batch) {
 
         static Crash at(ProtocolStep step, long batch) {
-            return new Crash(step, null, null, false, batch);
+            return new Crash(step, null, null, null, false, batch);
         }
 
         static Crash writing(String file, long batch, WritePoint point, boolean powerLoss) {
-            return new Crash(null, file, point, powerLoss, batch);
+            return new Crash(null, file, point, null, powerLoss, batch);
         }
 
-        /** Whether the final name of the file being written is there after the crash. */
+        /** While batch {@code batch}'s entry is appended to {@code log} ({@code offsets} or {@code commits}). */
+        static Crash appending(String log, long batch, AppendPoint point, boolean powerLoss) {
+            return new Crash(null, log, null, point, powerLoss, batch);
+        }
+
+        /** Whether the entry being written is there after the crash. */
         private boolean fileLeft() {
+            if (appendPoint != null) {
+                return appendPoint.compareTo(AppendPoint.WRITTEN) >= 0 && !powerLoss;
+            }
             return point.compareTo(WritePoint.LINKED) >= 0 && !powerLoss;
         }
 
@@ -699,6 +708,21 @@ class EngineCrashTest {
             if (step != null) {
                 return NO_CRASH;
             }
+            if (appendPoint != null) {
+                return DurableFiles.failingAppendAt((reached, target, start) -> {
+                    if (reached == appendPoint && target.getParent().getFileName().toString().equals(file)
+                            && LogFiles.batchAt(target, start) == batch) {
+                        if (powerLoss) {
+                            // Not fdatasync'd yet: after a power loss the appended bytes may be gone.
+                            try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(target,
+                                    java.nio.file.StandardOpenOption.WRITE)) {
+                                channel.truncate(start);
+                            }
+                        }
+                        throw new SimulatedCrash(this);
+                    }
+                });
+            }
             return DurableFiles.failingAt((reached, target) -> {
                 if (reached == point && target.endsWith(file)) {
                     if (powerLoss) {
@@ -712,7 +736,10 @@ class EngineCrashTest {
 
         @Override
         public String toString() {
-            return step != null ? step + " of batch " + batch
+            if (step != null) {
+                return step + " of batch " + batch;
+            }
+            return appendPoint != null ? "appending " + file + "/" + batch + ", at " + appendPoint + (powerLoss ? ", then power loss" : "")
                     : "writing " + file + ", at " + point + (powerLoss ? ", then power loss" : "");
         }
     }

@@ -25,7 +25,7 @@ import io.oncestream.contract.TopicPartitionKey;
 import io.oncestream.contract.WorkerEndpoints;
 import io.oncestream.engine.checkpoint.BatchCommit;
 import io.oncestream.engine.checkpoint.BatchOffsets;
-import io.oncestream.engine.checkpoint.FileBatchLog;
+import io.oncestream.engine.checkpoint.AppendBatchLog;
 import io.oncestream.operator.model.WorkerStatefulSets;
 
 /**
@@ -158,8 +158,8 @@ final class LatencyContenders {
 
             @Override
             List<AckedBatch> batches(List<String> lines) {
-                FileBatchLog<BatchOffsets> offsets = FileBatchLog.readOnly(checkpoint.resolve("offsets"), BatchOffsets.class);
-                FileBatchLog<BatchCommit> commits = FileBatchLog.readOnly(checkpoint.resolve("commits"), BatchCommit.class);
+                AppendBatchLog<BatchOffsets> offsets = AppendBatchLog.readOnly(checkpoint.resolve("offsets"), BatchOffsets.class);
+                AppendBatchLog<BatchCommit> commits = AppendBatchLog.readOnly(checkpoint.resolve("commits"), BatchCommit.class);
                 List<AckedBatch> batches = new ArrayList<>();
                 for (long id : commits.batchIds()) {
                     List<Range> ranges = new ArrayList<>();

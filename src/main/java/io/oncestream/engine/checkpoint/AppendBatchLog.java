@@ -39,7 +39,8 @@ import java.util.zip.CRC32C;
  */
 public final class AppendBatchLog<T> implements BatchLog<T> {
 
-    static final String SEGMENT = "log-";
+    /** The name of a segment: this, then the id of its first entry. */
+    public static final String SEGMENT = "log-";
     static final int HEADER_BYTES = 16;
     /** More than any entry can need (a write-ahead entry of 100,000 partitions is about 10 MB). */
     static final int MAX_ENTRY_BYTES = 64 * 1024 * 1024;
@@ -115,10 +116,7 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
         if (batchId < 0) {
             throw new IllegalArgumentException("batch id must not be negative: " + batchId);
         }
-        if (stale) {
-            closeTail();
-            scan();
-        }
+        refreshIfStale();
         if (index.containsKey(batchId)) {
             return false;
         }
@@ -169,8 +167,17 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
         }
     }
 
+    /** After a failed append, what the file holds is read afresh: the entry may be there after all. */
+    private void refreshIfStale() {
+        if (stale) {
+            closeTail();
+            scan();
+        }
+    }
+
     @Override
     public Optional<T> get(long batchId) {
+        refreshIfStale();
         Location at = index.get(batchId);
         if (at == null) {
             return Optional.empty();
@@ -195,6 +202,7 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
 
     @Override
     public Optional<Entry<T>> latest() {
+        refreshIfStale();
         if (index.isEmpty()) {
             return Optional.empty();
         }
@@ -207,6 +215,7 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
 
     @Override
     public List<Long> batchIds() {
+        refreshIfStale();
         return new ArrayList<>(index.keySet());
     }
 
@@ -219,6 +228,7 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
     @Override
     public void purgeBefore(long batchId) {
         requireWritable();
+        refreshIfStale();
         List<Long> firsts = new ArrayList<>(segments.keySet());
         for (int i = 0; i + 1 < firsts.size(); i++) {
             if (firsts.get(i + 1) <= batchId) {

@@ -19,8 +19,8 @@ import io.oncestream.contract.CheckpointSeal;
  * A worker's checkpoint directory:
  * <pre>
  * metadata      job id and partition share ({@link CheckpointMetadata})
- * offsets/N     the write-ahead log: batch N's exact ranges, written before reading
- * commits/N     the commit log: written after every row of batch N is acknowledged
+ * offsets/      the write-ahead log: batch N's exact ranges, written before reading ({@link AppendBatchLog})
+ * commits/      the commit log: written after every row of batch N is acknowledged
  * .lock         held exclusively while a worker uses the directory; says who holds it
  * savepoint     epochs after the first: the savepoint this checkpoint was seeded from ({@link Savepoint})
  * sealed        the epoch ended at a barrier: nothing is planned here again ({@link CheckpointSeal})
@@ -33,6 +33,9 @@ public final class Checkpoint implements AutoCloseable {
     /** Checkpoint directories (real paths) this JVM holds open. */
     private static final Set<Path> HELD_IN_THIS_PROCESS = ConcurrentHashMap.newKeySet();
 
+    /** Entries per segment of each log: a new file (and a directory fsync) once in so many batches. */
+    static final int SEGMENT_ENTRIES = 1024;
+
     static final String SEALED = "sealed";
     static final String SAVEPOINT = "savepoint";
     static final String RECOVERED = "recovered";
@@ -42,8 +45,8 @@ public final class Checkpoint implements AutoCloseable {
     private final Path held;
     private final FileChannel lockChannel;
     private final FileLock lock;
-    private final FileBatchLog<BatchOffsets> offsets;
-    private final FileBatchLog<BatchCommit> commits;
+    private final AppendBatchLog<BatchOffsets> offsets;
+    private final AppendBatchLog<BatchCommit> commits;
     private boolean closed;
 
     private Checkpoint(Path dir, Path held, FileChannel lockChannel, FileLock lock, DurableFiles files) {
@@ -52,8 +55,8 @@ public final class Checkpoint implements AutoCloseable {
         this.held = held;
         this.lockChannel = lockChannel;
         this.lock = lock;
-        this.offsets = new FileBatchLog<>(dir.resolve("offsets"), BatchOffsets.class, files);
-        this.commits = new FileBatchLog<>(dir.resolve("commits"), BatchCommit.class, files);
+        this.offsets = new AppendBatchLog<>(dir.resolve("offsets"), BatchOffsets.class, files, SEGMENT_ENTRIES);
+        this.commits = new AppendBatchLog<>(dir.resolve("commits"), BatchCommit.class, files, SEGMENT_ENTRIES);
     }
 
     /**
@@ -254,12 +257,12 @@ public final class Checkpoint implements AutoCloseable {
     }
 
     /** The offset write-ahead log. */
-    public FileBatchLog<BatchOffsets> offsets() {
+    public AppendBatchLog<BatchOffsets> offsets() {
         return offsets;
     }
 
     /** The commit log. */
-    public FileBatchLog<BatchCommit> commits() {
+    public AppendBatchLog<BatchCommit> commits() {
         return commits;
     }
 
@@ -280,6 +283,8 @@ public final class Checkpoint implements AutoCloseable {
             return;
         }
         closed = true;
+        offsets.close();
+        commits.close();
         try {
             lock.release();
         } catch (IOException ignored) {

@@ -40,8 +40,8 @@ public record CheckpointContents(Path directory, CheckpointMetadata metadata, So
             temp.addAll(tempFiles(d));
         }
         return new CheckpointContents(dir, CheckpointJson.decode(metadataFile, metadata, CheckpointMetadata.class),
-                entries(FileBatchLog.readOnly(dir.resolve("offsets"), BatchOffsets.class)),
-                entries(FileBatchLog.readOnly(dir.resolve("commits"), BatchCommit.class)), List.copyOf(temp));
+                entries(AppendBatchLog.readOnly(dir.resolve("offsets"), BatchOffsets.class)),
+                entries(AppendBatchLog.readOnly(dir.resolve("commits"), BatchCommit.class)), List.copyOf(temp));
     }
 
     /** The newest entry of the offset log, as planning reads it. */
@@ -56,7 +56,7 @@ public record CheckpointContents(Path directory, CheckpointMetadata metadata, So
                 : Optional.of(new BatchLog.Entry<>(commits.lastKey(), commits.get(commits.lastKey())));
     }
 
-    private static <T> SortedMap<Long, T> entries(FileBatchLog<T> log) {
+    private static <T> SortedMap<Long, T> entries(BatchLog<T> log) {
         SortedMap<Long, T> out = new TreeMap<>();
         for (long id : log.batchIds()) {
             log.get(id).ifPresent(entry -> out.put(id, entry));

@@ -50,10 +50,13 @@ public final class DurableFiles {
         SYNCED
     }
 
-    /** Told of each {@link AppendPoint} reached while appending to {@code file}; may throw to simulate a crash there. */
+    /**
+     * Told of each {@link AppendPoint} reached while appending to {@code file} from byte
+     * {@code start} (its size before the append); may throw to simulate a crash there.
+     */
     @FunctionalInterface
     public interface AppendProbe {
-        void reached(AppendPoint point, Path file) throws IOException;
+        void reached(AppendPoint point, Path file, long start) throws IOException;
     }
 
     /** Told of each {@link WritePoint} reached while creating {@code target}; may throw to simulate a crash there. */
@@ -164,23 +167,24 @@ public final class DurableFiles {
      * end: a reader must recognise an incomplete last record ({@link AppendBatchLog} does).
      */
     public void append(FileChannel channel, Path file, ByteBuffer bytes) throws IOException {
+        long start = appendProbe == null ? -1 : channel.position();
         try {
             if (appendProbe != null) {
                 int end = bytes.limit();
                 bytes.limit(bytes.position() + bytes.remaining() / 2);
                 writeFully(channel, bytes);
-                appendProbe.reached(AppendPoint.HALF_WRITTEN, file);
+                appendProbe.reached(AppendPoint.HALF_WRITTEN, file, start);
                 bytes.limit(end);
             }
             writeFully(channel, bytes);
             if (appendProbe != null) {
-                appendProbe.reached(AppendPoint.WRITTEN, file);
+                appendProbe.reached(AppendPoint.WRITTEN, file, start);
             }
             if (fsync) {
                 channel.force(false);
             }
             if (appendProbe != null) {
-                appendProbe.reached(AppendPoint.SYNCED, file);
+                appendProbe.reached(AppendPoint.SYNCED, file, start);
             }
         } catch (IOException e) {
             throw naming(file, e);

@@ -188,7 +188,7 @@ class AppendBatchLogTest {
     @EnumSource(DurableFiles.AppendPoint.class)
     void aCrashAtEachPointOfAnAppendLeavesTheEntryWholeOrAbsent(DurableFiles.AppendPoint point) {
         AppendBatchLog<BatchCommit> log = new AppendBatchLog<>(dir.resolve("commits"), BatchCommit.class,
-                DurableFiles.failingAppendAt((p, file) -> {
+                DurableFiles.failingAppendAt((p, file, start) -> {
                     if (p == point) {
                         throw new IllegalStateException("crash at " + p);
                     }
