@@ -136,6 +136,13 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
                     + ": entries are appended in order");
         }
         byte[] bytes = CheckpointJson.encode(entry);
+        if (!segments.isEmpty() && tailEntries == 0 && segments.lastKey() != batchId) {
+            // Created, then a crash before its first entry was whole: replaced by one named after
+            // this entry. Not at opening, so that a segment emptied by damage is there to inspect
+            // when the checkpoint's logs do not agree.
+            closeTail();
+            delete(segments.remove(segments.lastKey()));
+        }
         boolean newSegment = segments.isEmpty() || tailEntries >= segmentEntries;
         Path file = newSegment ? dir.resolve(SEGMENT + batchId) : segments.lastEntry().getValue();
         try {
@@ -295,11 +302,6 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
             }
             if (isLast) {
                 tailEntries = entries;
-                if (entries == 0 && files != null) {
-                    // Created, then a crash before its first entry was whole: gone, as if never made.
-                    delete(segment.getValue());
-                    segments.remove(segment.getKey());
-                }
             }
         }
         stale = false;
