@@ -146,6 +146,9 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
         boolean newSegment = segments.isEmpty() || tailEntries >= segmentEntries;
         Path file = newSegment ? dir.resolve(SEGMENT + batchId) : segments.lastEntry().getValue();
         try {
+            // Until the entry is whole, the log on disk may differ from what is kept here (a new
+            // segment created but not recorded, part of a frame): a failure is read afresh.
+            stale = true;
             if (newSegment) {
                 closeTail();
                 // The segment's name is durable before anything is appended to it.
@@ -161,7 +164,6 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
             }
             long position = tail.size();
             tail.position(position);
-            stale = true;
             files.append(tail, file, frame(batchId, bytes));
             stale = false;
             index.put(batchId, new Location(file, position + HEADER_BYTES, bytes.length));
@@ -190,6 +192,13 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
         if (stale) {
             closeTail();
             scan();
+            if (files != null) {
+                try {
+                    files.syncDirectory(dir); // a segment created by the failed call may not have its name durable yet
+                } catch (IOException e) {
+                    throw new CheckpointUnavailableException(dir, "cannot sync: " + Checkpoint.describe(e), e);
+                }
+            }
         }
     }
 
