@@ -90,7 +90,7 @@ public final class CheckpointCommand {
 
     /** What {@code --json} prints. */
     record Report(String directory, Metadata metadata, List<Batch> batches, Long openBatch, Next next, List<String> tempFiles,
-            int epoch, List<Integer> epochs, Savepoint savepoint, CheckpointSeal sealed, RecoveredChain recovered) {
+            List<String> incompleteEntries, int epoch, List<Integer> epochs, Savepoint savepoint, CheckpointSeal sealed, RecoveredChain recovered) {
 
         record Metadata(int format, String jobId, List<String> topics, int workerIndex, int parallelism) {
         }
@@ -115,7 +115,9 @@ public final class CheckpointCommand {
             RecoveredChain recovered = Checkpoint.readRecovered(c.directory()).orElse(null);
             return new Report(c.directory().toString(), new Metadata(m.format(), m.jobId(), m.topics(), m.workerIndex(),
                     m.parallelism()), batches, open, next(c, sealed, savepoint, recovered), c.tempFiles().stream()
-                    .map(p -> c.directory().relativize(p).toString()).toList(), epoch, epochs, savepoint, sealed, recovered);
+                    .map(p -> c.directory().relativize(p).toString()).toList(), c.incompleteEntries().stream()
+                    .map(t -> c.directory().relativize(t.file()) + " at byte " + t.position() + " (" + t.bytes() + " bytes)").toList(),
+                    epoch, epochs, savepoint, sealed, recovered);
         }
 
         private static Next next(CheckpointContents c, CheckpointSeal sealed, Savepoint savepoint, RecoveredChain recovered) {
@@ -187,6 +189,10 @@ public final class CheckpointCommand {
             }
             if (!tempFiles.isEmpty()) {
                 s.append("temp files left by a crash (a worker removes them when it starts): ").append(tempFiles).append('\n');
+            }
+            if (!incompleteEntries.isEmpty()) {
+                s.append("incomplete last entries left by a crash (read as absent; a worker cuts each off when it next appends to"
+                        + " that log): ").append(incompleteEntries).append('\n');
             }
             s.append("next: ").append(next.description());
             return s.toString();

@@ -89,6 +89,38 @@ class CheckpointCommandTest {
         assertThat(run("inspect", "--frobnicate", dir.toString()).err).contains("usage: checkpoint inspect [--json] [--epoch N] DIRECTORY");
     }
 
+    /** The appended golden checkpoint: read as the other; a crash's incomplete entry listed; a damaged segment named with the byte. */
+    @Test
+    void readsTheAppendedFormatListsAnIncompleteEntryAndNamesADamagedSegment(@TempDir Path tmp) throws IOException {
+        Path dir = GoldenCheckpoint.copyAppendedTo(tmp.resolve("checkpoint"));
+        Result r = run("inspect", dir.toString());
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(r.out).contains("batches 0..1 retained: 1 committed, 1 open")
+                .contains("batch 1  OPEN       80 records  orders-1 [120, 200), payments-0 [80, 80)")
+                .doesNotContain("incomplete")
+                .endsWith("next: replay batch 1 with exactly the ranges of offsets/1 (orders-1 [120, 200), payments-0 [80, 80)), then continue\n");
+
+        Path commits = dir.resolve("commits/log-0");
+        long size = Files.size(commits);
+        Files.write(commits, new byte[] {0, 0, 0, 90, 1, 2}, java.nio.file.StandardOpenOption.APPEND);
+        Result torn = run("inspect", dir.toString());
+        assertThat(torn.code).as(torn.err).isZero();
+        assertThat(torn.out).contains("incomplete last entries left by a crash (read as absent; a worker cuts each off when it"
+                + " next appends to that log): [commits/log-0 at byte " + size + " (6 bytes)]")
+                .endsWith("next: replay batch 1 with exactly the ranges of offsets/1 (orders-1 [120, 200), payments-0 [80, 80)), then continue\n");
+        assertThat(new ObjectMapper().readTree(run("inspect", "--json", dir.toString()).out).at("/incompleteEntries/0").asText())
+                .isEqualTo("commits/log-0 at byte " + size + " (6 bytes)");
+
+        Path offsets = dir.resolve("offsets/log-0");
+        byte[] bytes = Files.readAllBytes(offsets);
+        bytes[16 + 5] ^= 0x55;
+        Files.write(offsets, bytes);
+        Result damaged = run("inspect", dir.toString());
+        assertThat(damaged.code).isEqualTo(1);
+        assertThat(damaged.err).startsWith("checkpoint inspect: " + offsets + ": damaged at byte 0 (a checksum that does not match)");
+        assertThat(Files.readAllBytes(offsets)).as("nothing changed").isEqualTo(bytes);
+    }
+
     @Test
     void readsWhileAWorkerHoldsTheLockAndChangesNothing(@TempDir Path tmp) throws IOException {
         Path dir = copyOfGolden(tmp);

@@ -24,18 +24,20 @@ import java.util.zip.CRC32C;
  * <p>Layout, in the log's directory ({@code offsets/} or {@code commits/}):
  * <pre>
  * log-&lt;first id&gt;   a segment: frames of [length int][CRC-32C int of id and entry][id long][entry]
- * &lt;id&gt;              an entry of an older build: one file per batch ({@link FileBatchLog}), still read
+ * &lt;id&gt;              an entry of an older build: one file per batch, still read
  * </pre>
- * An entry's bytes are those a {@link FileBatchLog} file holds (the version line and the JSON).
+ * An entry's bytes are those such a file holds (the version line and the JSON).
  * A new segment is started after {@code segmentEntries} entries, its name made durable before
  * the first append; purging deletes whole segments whose every id is below the cut.
  *
  * <p>A crash can leave only the last frame of the last segment incomplete (each append is
  * durable before the next starts): a frame that runs past the end of the file, one that ends
  * exactly there but fails its checksum, or zeros up to the end. Such a tail was never
- * acknowledged, so nothing relied on it: opening the log for writing cuts it off (and makes
- * that durable), and reading only ignores it. Anything else that does not check out is damage,
- * an error naming the segment and the byte where its bad frame starts, never skipped.
+ * acknowledged, so nothing relied on it: reading ignores it ({@link #incompleteTail()} says
+ * where it is), and the next {@link #add} cuts it off first. Not before: {@link Checkpoint}
+ * first checks that the two logs agree without it (damage at the end of a log looks the same
+ * and must stay for inspection). Anything else that does not check out is damage, an error
+ * naming the segment and the byte where its bad frame starts, never skipped.
  */
 public final class AppendBatchLog<T> implements BatchLog<T> {
 
@@ -44,6 +46,15 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
     static final int HEADER_BYTES = 16;
     /** More than any entry can need (a write-ahead entry of 100,000 partitions is about 10 MB). */
     static final int MAX_ENTRY_BYTES = 64 * 1024 * 1024;
+
+    /** An incomplete last frame: {@code bytes} bytes from {@code position} of the last segment {@code file}. */
+    public record IncompleteTail(Path file, long position, long bytes) {
+
+        @Override
+        public String toString() {
+            return file + ": an incomplete entry of " + bytes + " bytes at byte " + position;
+        }
+    }
 
     /** Where an entry is: a frame in a segment, or a whole file of an older build ({@code length} -1). */
     private record Location(Path file, long position, int length) {
@@ -58,14 +69,18 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
     private final TreeMap<Long, Path> segments = new TreeMap<>();
     private FileChannel tail;
     private int tailEntries;
+    /** Where the last segment's last whole entry ends: the size it must have when the next is appended. */
+    private long tailEnd;
     /** A failed append may have left part of a frame: the log is read afresh before the next. */
     private boolean stale;
     /** The latest entry as last read or written, so that planning each batch reads no file. */
     private Entry<T> latest;
+    /** What a crash left at the end of the last segment, cut off before the next append; null if none. */
+    private IncompleteTail torn;
 
     /**
-     * Opens the log in {@code dir} for writing (creating the directory if needed), cutting off
-     * an incomplete last frame a crash left.
+     * Opens the log in {@code dir} for writing (creating the directory if needed). An incomplete
+     * last frame a crash left is cut off by the next {@link #add}.
      */
     public AppendBatchLog(Path dir, Class<T> type, DurableFiles files, int segmentEntries) {
         if (segmentEntries < 1) {
@@ -121,6 +136,12 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
         return dir;
     }
 
+    /** The segment appended to last, if there is one. */
+    public Optional<Path> lastSegment() {
+        refreshIfStale();
+        return segments.isEmpty() ? Optional.empty() : Optional.of(segments.lastEntry().getValue());
+    }
+
     @Override
     public boolean add(long batchId, T entry) {
         requireWritable();
@@ -136,6 +157,10 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
                     + ": entries are appended in order");
         }
         byte[] bytes = CheckpointJson.encode(entry);
+        if (torn != null) {
+            cutTail(torn);
+            torn = null;
+        }
         if (!segments.isEmpty() && tailEntries == 0 && segments.lastKey() != batchId) {
             // Created, then a crash before its first entry was whole: replaced by one named after
             // this entry. Not at opening, so that a segment emptied by damage is there to inspect
@@ -158,16 +183,24 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
                 files.syncDirectory(dir);
                 segments.put(batchId, file);
                 tailEntries = 0;
+                tailEnd = 0;
             }
             if (tail == null) {
                 tail = FileChannel.open(file, StandardOpenOption.WRITE);
             }
             long position = tail.size();
+            if (position != tailEnd) {
+                // What a create-only name did for the files of older builds: a second writer
+                // (a volume whose locks do not hold) stops here, before reading anything.
+                throw new CheckpointException(file, "holds " + position + " bytes but this worker's last entry in it ends at byte "
+                        + tailEnd + ": another process is appending to this checkpoint (a volume whose file locks do not work?)");
+            }
             tail.position(position);
             files.append(tail, file, frame(batchId, bytes));
             stale = false;
             index.put(batchId, new Location(file, position + HEADER_BYTES, bytes.length));
             tailEntries++;
+            tailEnd = position + HEADER_BYTES + bytes.length;
             // What a later read would give: the decoded bytes, not the object passed in.
             latest = new Entry<>(batchId, CheckpointJson.decode(file, bytes, type));
         } catch (IOException e) {
@@ -240,6 +273,12 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
         return Optional.ofNullable(latest);
     }
 
+    /** The incomplete last frame a crash left (ignored by reading, cut off by the next append), if any. */
+    public Optional<IncompleteTail> incompleteTail() {
+        refreshIfStale();
+        return Optional.ofNullable(torn);
+    }
+
     @Override
     public List<Long> batchIds() {
         refreshIfStale();
@@ -283,7 +322,9 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
         index.clear();
         segments.clear();
         tailEntries = 0;
+        tailEnd = 0;
         latest = null;
+        torn = null;
         try (Stream<Path> list = Files.list(dir)) {
             for (Path f : (Iterable<Path>) list::iterator) {
                 String name = f.getFileName().toString();
@@ -359,11 +400,15 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
                     }
                 }
                 if (last && !validFrameAfter(channel, position, size)) {
-                    cutTail(file, position, size);
+                    torn = new IncompleteTail(file, position, size - position);
+                    tailEnd = position;
                     return count;
                 }
                 throw new CheckpointException(file, "damaged at byte " + position + " (" + bad + "), with " + (size - position)
                         + " bytes after it: not the incomplete last entry a crash leaves");
+            }
+            if (last) {
+                tailEnd = size;
             }
             return count;
         } catch (IOException e) {
@@ -371,17 +416,18 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
         }
     }
 
-    /** The incomplete frame a crash left at {@code position} of the last segment, cut off when writing. */
-    private void cutTail(Path file, long position, long size) throws IOException {
-        if (files == null) {
-            return;
+    /** Cuts off the incomplete frame a crash left, before the next append. */
+    private void cutTail(IncompleteTail tail) {
+        closeTail();
+        try (FileChannel channel = FileChannel.open(tail.file(), StandardOpenOption.WRITE)) {
+            channel.truncate(tail.position());
+            files.syncFile(channel);
+        } catch (IOException e) {
+            throw new CheckpointUnavailableException(tail.file(), "cannot cut off an incomplete entry: "
+                    + Checkpoint.describe(e, tail.file()), e);
         }
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            channel.truncate(position);
-            channel.force(true);
-        }
-        java.util.logging.Logger.getLogger(AppendBatchLog.class.getName()).info(file + ": cut off " + (size - position)
-                + " bytes of an entry a crash left incomplete (it was never made durable, so nothing went on from it)");
+        java.util.logging.Logger.getLogger(AppendBatchLog.class.getName()).info(tail + " cut off: a crash left it while"
+                + " appending, so it was never made durable and nothing went on from it");
     }
 
     /**

@@ -34,7 +34,7 @@ public final class Checkpoint implements AutoCloseable {
     private static final Set<Path> HELD_IN_THIS_PROCESS = ConcurrentHashMap.newKeySet();
 
     /** Entries per segment of each log: a new file (and a directory fsync) once in so many batches. */
-    static final int SEGMENT_ENTRIES = 1024;
+    public static final int SEGMENT_ENTRIES = 1024;
 
     static final String SEALED = "sealed";
     static final String SAVEPOINT = "savepoint";
@@ -49,14 +49,39 @@ public final class Checkpoint implements AutoCloseable {
     private final AppendBatchLog<BatchCommit> commits;
     private boolean closed;
 
-    private Checkpoint(Path dir, Path held, FileChannel lockChannel, FileLock lock, DurableFiles files) {
+    private Checkpoint(Path dir, Path held, FileChannel lockChannel, FileLock lock, DurableFiles files, int segmentEntries) {
         this.dir = dir;
         this.files = files;
         this.held = held;
         this.lockChannel = lockChannel;
         this.lock = lock;
-        this.offsets = new AppendBatchLog<>(dir.resolve("offsets"), BatchOffsets.class, files, SEGMENT_ENTRIES);
-        this.commits = new AppendBatchLog<>(dir.resolve("commits"), BatchCommit.class, files, SEGMENT_ENTRIES);
+        this.offsets = new AppendBatchLog<>(dir.resolve("offsets"), BatchOffsets.class, files, segmentEntries);
+        this.commits = new AppendBatchLog<>(dir.resolve("commits"), BatchCommit.class, files, segmentEntries);
+        checkLogsAgree(offsets, commits);
+    }
+
+    /**
+     * The two logs as the protocol leaves them, whatever crashed: batch N is planned only once
+     * N-1 is committed, and committed only after its write-ahead entry, so the offset log ends
+     * at the last commit or one batch after it. Anything else is damage: an error naming the log
+     * that lost entries (its incomplete last entry, if any, which is then not cut off), before
+     * anything is appended.
+     */
+    static void checkLogsAgree(AppendBatchLog<BatchOffsets> offsets, AppendBatchLog<BatchCommit> commits) {
+        long n = offsets.latest().map(BatchLog.Entry::batchId).orElse(-1L);
+        long c = commits.latest().map(BatchLog.Entry::batchId).orElse(-1L);
+        if (n == c || n == c + 1) {
+            return;
+        }
+        boolean offsetsLost = n < c;
+        AppendBatchLog<?> lost = offsetsLost ? offsets : commits;
+        Optional<AppendBatchLog.IncompleteTail> tail = lost.incompleteTail();
+        Path path = tail.map(AppendBatchLog.IncompleteTail::file).or(lost::lastSegment).orElse(lost.directory());
+        String ends = "the offset log ends at batch " + n + " and the commit log at batch " + c + ": ";
+        String rule = offsetsLost ? "every committed batch has its write-ahead entry, so the offset log lost entries"
+                : "a batch is planned only after the one before it is committed, so the commit log lost entries";
+        throw new CheckpointException(path, ends + rule + tail.map(t -> " (" + t + ", left as it is)").orElse("")
+                + "; the checkpoint is damaged");
     }
 
     /**
@@ -76,6 +101,11 @@ public final class Checkpoint implements AutoCloseable {
      * metadata, and an existing one must hold the same savepoint.
      */
     public static Checkpoint open(Path dir, CheckpointMetadata expected, Savepoint seed, DurableFiles files) {
+        return open(dir, expected, seed, files, SEGMENT_ENTRIES);
+    }
+
+    /** As {@link #open(Path, CheckpointMetadata, Savepoint, DurableFiles)}, starting a new segment of each log every {@code segmentEntries} entries. */
+    public static Checkpoint open(Path dir, CheckpointMetadata expected, Savepoint seed, DurableFiles files, int segmentEntries) {
         FileChannel channel = null;
         Path lockFile = dir.resolve(".lock");
         Path held = null;
@@ -106,7 +136,7 @@ public final class Checkpoint implements AutoCloseable {
             files.syncDirectory(dir);
             checkOrWriteSavepoint(dir.resolve(SAVEPOINT), seed, files);
             checkOrWriteMetadata(dir.resolve("metadata"), expected, files);
-            return new Checkpoint(dir, held, channel, lock, files);
+            return new Checkpoint(dir, held, channel, lock, files, segmentEntries);
         } catch (IOException e) {
             release(held, channel);
             throw new CheckpointUnavailableException(dir, "cannot open checkpoint: " + describe(e), e);

@@ -18,9 +18,11 @@ import java.util.stream.Stream;
  * volume or from a copy. Every file is decoded; one that does not is an error naming it.
  *
  * @param tempFiles temp files a crash left (a worker removes them when it starts)
+ * @param incompleteEntries the incomplete last entries of the logs a crash left (read as absent;
+ *        a worker cuts one off at its next append to that log)
  */
 public record CheckpointContents(Path directory, CheckpointMetadata metadata, SortedMap<Long, BatchOffsets> offsets,
-        SortedMap<Long, BatchCommit> commits, List<Path> tempFiles) {
+        SortedMap<Long, BatchCommit> commits, List<Path> tempFiles, List<AppendBatchLog.IncompleteTail> incompleteEntries) {
 
     public static CheckpointContents read(Path dir) {
         if (!Files.isDirectory(dir)) {
@@ -39,9 +41,13 @@ public record CheckpointContents(Path directory, CheckpointMetadata metadata, So
         for (Path d : List.of(dir, dir.resolve("offsets"), dir.resolve("commits"))) {
             temp.addAll(tempFiles(d));
         }
+        AppendBatchLog<BatchOffsets> offsets = AppendBatchLog.readOnly(dir.resolve("offsets"), BatchOffsets.class);
+        AppendBatchLog<BatchCommit> commits = AppendBatchLog.readOnly(dir.resolve("commits"), BatchCommit.class);
+        List<AppendBatchLog.IncompleteTail> incomplete = new ArrayList<>();
+        offsets.incompleteTail().ifPresent(incomplete::add);
+        commits.incompleteTail().ifPresent(incomplete::add);
         return new CheckpointContents(dir, CheckpointJson.decode(metadataFile, metadata, CheckpointMetadata.class),
-                entries(AppendBatchLog.readOnly(dir.resolve("offsets"), BatchOffsets.class)),
-                entries(AppendBatchLog.readOnly(dir.resolve("commits"), BatchCommit.class)), List.copyOf(temp));
+                entries(offsets), entries(commits), List.copyOf(temp), List.copyOf(incomplete));
     }
 
     /** The newest entry of the offset log, as planning reads it. */

@@ -79,7 +79,11 @@ class AppendBatchLogTest {
                 .containsExactly(6L, 7L, 8L);
     }
 
-    /** What a crash can leave at the end of the last segment: cut off when opened for writing; the entries before it stand. */
+    /**
+     * What a crash can leave at the end of the last segment: ignored, said where it is, and cut
+     * off by the next append (not at opening, so that a checkpoint whose logs do not agree
+     * keeps it for inspection); the entries before it stand.
+     */
     @ParameterizedTest
     @EnumSource(Tail.class)
     void anIncompleteLastFrameIsCutOffAndNothingBeforeIt(Tail tail) throws IOException {
@@ -98,8 +102,11 @@ class AppendBatchLogTest {
 
         AppendBatchLog<BatchCommit> reopened = open(100);
         assertThat(reopened.batchIds()).containsExactly(0L, 1L, 2L);
-        assertThat(Files.size(segment)).as("cut off").isEqualTo(size);
+        assertThat(reopened.incompleteTail()).hasValue(new AppendBatchLog.IncompleteTail(segment, size,
+                tail.bytes(AppendBatchLog.frame(3, CheckpointJson.encode(commit(3)))).length));
+        assertThat(Files.size(segment)).as("not cut off by opening").isGreaterThan(size);
         assertThat(reopened.add(3, commit(3))).isTrue();
+        assertThat(reopened.incompleteTail()).isEmpty();
         reopened.close();
         assertThat(open(100).latest()).hasValue(new BatchLog.Entry<>(3L, commit(3)));
     }
@@ -204,6 +211,27 @@ class AppendBatchLogTest {
         restarted.add(1, commit(1));
         restarted.close();
         assertThat(open(100).latest()).hasValue(new BatchLog.Entry<>(1L, commit(1)));
+    }
+
+    /**
+     * Two writers on one log, which the checkpoint's lock prevents (a volume whose locks do not
+     * work would not): the second finds the segment grown by the other's entry and stops before
+     * appending, as the create-only name of an older build's file stopped it.
+     */
+    @Test
+    void aSecondWriterFindsTheSegmentGrownAndStops() {
+        AppendBatchLog<BatchCommit> first = open(100);
+        first.add(0, commit(0));
+        AppendBatchLog<BatchCommit> second = open(100);
+        first.add(1, commit(1));
+
+        assertThatThrownBy(() -> second.add(1, commit(1)))
+                .isInstanceOf(CheckpointException.class)
+                .hasMessageContaining("commits/log-0: holds ")
+                .hasMessageContaining("another process is appending to this checkpoint");
+        first.close();
+        second.close();
+        assertThat(open(100).batchIds()).containsExactly(0L, 1L);
     }
 
     @Test
