@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import io.oncestream.engine.checkpoint.BatchOffsets;
@@ -28,13 +30,14 @@ import io.oncestream.engine.transform.RecordTransformer;
 import io.oncestream.testing.GoldenCheckpoint;
 
 /**
- * Recovery planned from the golden checkpoint ({@code src/test/resources/checkpoint/golden}:
- * worker 1 of 2 of {@code shop/paid-orders}, batch 0 committed, batch 1 open on
- * {@code orders-1 [120, 200)} and an empty {@code payments-0 [80, 80)}), as files of an older
- * build would be found after a crash: the engine replays batch 1 with exactly the recorded
- * ranges and write-timestamp bases, although the source now holds more, then continues from
- * its ends; and a golden file that is empty, cut short or garbled stops the worker with an
- * error naming that file, before anything is read, written or overwritten.
+ * Recovery planned from the golden checkpoints ({@code src/test/resources/checkpoint/golden},
+ * one file per batch as older builds wrote it, and {@code golden-appended}, the same entries in
+ * segments: worker 1 of 2 of {@code shop/paid-orders}, batch 0 committed, batch 1 open on
+ * {@code orders-1 [120, 200)} and an empty {@code payments-0 [80, 80)}), as they would be found
+ * after a crash: the engine replays batch 1 with exactly the recorded ranges and write-timestamp
+ * bases, although the source now holds more, then continues from its ends; and a golden file
+ * that is damaged stops the worker with an error naming that file, before anything is read,
+ * written or overwritten (except the one damage a crash's tail looks like, shown harmless).
  */
 class GoldenCheckpointRecoveryTest {
 
@@ -66,15 +69,31 @@ class GoldenCheckpointRecoveryTest {
     @TempDir
     Path dir;
 
-    @Test
-    void openBatchOfTheGoldenCheckpointIsReplayedExactlyThenTheJobContinues() throws Exception {
-        Path checkpoint = copyGolden();
+    /** The golden checkpoint of each format a build wrote, and the file that holds batch 1's write-ahead entry. */
+    enum Format {
+        FILES_PER_BATCH("offsets/1"), APPENDED("offsets/log-0");
+
+        final String openEntryFile;
+
+        Format(String openEntryFile) {
+            this.openEntryFile = openEntryFile;
+        }
+
+        Path copyTo(Path target) {
+            return this == FILES_PER_BATCH ? GoldenCheckpoint.copyTo(target) : GoldenCheckpoint.copyAppendedTo(target);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void openBatchOfTheGoldenCheckpointIsReplayedExactlyThenTheJobContinues(Format format) throws Exception {
+        Path checkpoint = format.copyTo(dir.resolve("checkpoint"));
         CheckpointOnDisk disk = new CheckpointOnDisk(checkpoint);
         BatchOffsets open = disk.offsets(1);
         assertThat(open.partitions()).isEqualTo(Map.of(
                 "orders-1", new PartitionRange(120, 200, ORDERS_BASE),
                 "payments-0", new PartitionRange(80, 80, PAYMENTS_BASE)));
-        String openBytes = disk.text("offsets/1");
+        byte[] openBytes = Files.readAllBytes(checkpoint.resolve(format.openEntryFile));
         InMemorySource source = source();
         LastWriteWinsSink table = new LastWriteWinsSink("id", 7, 3);
 
@@ -93,7 +112,9 @@ class GoldenCheckpointRecoveryTest {
         assertThat(table.timestampOf("orders-1", 121)).as("a written record of the replay").isNotNull();
         assertThat(table.timestampOf("payments-0", 80)).isEqualTo((PAYMENTS_RECORD_MS + 80) * 1000);
 
-        assertThat(disk.text("offsets/1")).as("the open batch's entry is kept as it was").isEqualTo(openBytes);
+        assertThat(Files.readAllBytes(checkpoint.resolve(format.openEntryFile))).as("the open batch's entry is kept as it was")
+                .startsWith(openBytes);
+        assertThat(disk.offsets(1)).isEqualTo(open);
         assertThat(disk.batchIds("offsets")).containsExactly(0L, 1L, 2L);
         assertThat(disk.batchIds("commits")).containsExactly(0L, 1L, 2L);
         assertThat(disk.commit(1).lastTimestamps()).isEqualTo(Map.of("orders-1", ORDERS_BASE + 80, "payments-0", PAYMENTS_BASE));
@@ -127,6 +148,82 @@ class GoldenCheckpointRecoveryTest {
         assertThat(table.timestampsByRecord()).isEmpty();
         assertThat(Files.readAllBytes(corrupt)).as("the damaged file is left for inspection").isEqualTo(bytes);
         assertThat(new CheckpointOnDisk(checkpoint).batchIds("offsets")).containsExactly(0L, 1L);
+    }
+
+    /**
+     * Damage to the appended golden checkpoint that leaves its logs disagreeing: an error naming
+     * the segment, before anything is read or written, the segment left as it is.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({
+        "offsets/log-0, GARBLED_FIRST_ENTRY", // a bad frame with a good one after it
+        "offsets/log-0, EMPTY", // commit 0 without its write-ahead entry
+        "commits/log-0, GARBLED_FIRST_ENTRY", // its only frame: batch 1 was planned after a commit now unreadable
+        "commits/log-0, EMPTY",
+    })
+    void damageThatLeavesTheAppendedLogsDisagreeingIsAnErrorNamingTheSegment(String file, SegmentDamage damage) throws Exception {
+        Path checkpoint = Format.APPENDED.copyTo(dir.resolve("checkpoint"));
+        Path segment = checkpoint.resolve(file);
+        byte[] bytes = damage.apply(Files.readAllBytes(segment));
+        Files.write(segment, bytes);
+        InMemorySource source = source();
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 7, 3);
+
+        assertThatThrownBy(() -> run(checkpoint, source, table))
+                .isInstanceOf(CheckpointException.class)
+                .hasMessageStartingWith(segment + ": ")
+                .hasMessageContaining("damaged")
+                .satisfies(e -> assertThat(((CheckpointException) e).path()).isEqualTo(segment));
+
+        assertThat(source.reads()).isEmpty();
+        assertThat(table.timestampsByRecord()).isEmpty();
+        assertThat(Files.readAllBytes(segment)).as("the damaged segment is left for inspection").isEqualTo(bytes);
+    }
+
+    /**
+     * The write-ahead log's last entry cut in half is what a crash while appending it leaves, and
+     * the engine cannot tell the two apart: batch 1 is planned afresh from commit 0, starting
+     * where the lost entry started, with the same write-timestamp bases. So the rows of records
+     * the lost entry covered are written with the same timestamps as a replay would write them:
+     * the table ends as it would have, nothing lost and nothing applied twice.
+     */
+    @Test
+    void aWriteAheadEntryCutAtTheEndOfTheLogIsPlannedAgainWithTheSameTimestamps() throws Exception {
+        Path checkpoint = Format.APPENDED.copyTo(dir.resolve("checkpoint"));
+        Path segment = checkpoint.resolve("offsets/log-0");
+        byte[] whole = Files.readAllBytes(segment);
+        int firstFrame = 16 + java.nio.ByteBuffer.wrap(whole).getInt(0);
+        Files.write(segment, Arrays.copyOf(whole, firstFrame + (whole.length - firstFrame) / 2));
+        InMemorySource source = source();
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 7, 3);
+
+        assertThat(run(checkpoint, source, table)).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
+
+        assertThat(source.reads()).as("batch 1 planned from commit 0's ends, to the latest").containsExactly(Map.of(
+                "orders-1", new PartitionRange(120, ORDERS_LATEST, ORDERS_BASE),
+                "payments-0", new PartitionRange(80, PAYMENTS_LATEST, PAYMENTS_BASE)));
+        for (long offset = 120; offset < ORDERS_LATEST; offset++) {
+            Long ts = table.timestampOf("orders-1", offset);
+            if (ts != null) {
+                assertThat(ts).as("write timestamp of orders-1@" + offset).isEqualTo(ORDERS_BASE + 1 + (offset - 120));
+            }
+        }
+        assertThat(table.rows()).isEqualTo(expectedRows());
+        assertThat(new CheckpointOnDisk(checkpoint).batchIds("offsets")).containsExactly(0L, 1L);
+    }
+
+    /** Ways a segment can be damaged. */
+    enum SegmentDamage {
+        EMPTY, GARBLED_FIRST_ENTRY;
+
+        byte[] apply(byte[] bytes) {
+            if (this == EMPTY) {
+                return new byte[0];
+            }
+            byte[] garbled = bytes.clone();
+            garbled[16 + 5] ^= 0x55; // inside the first frame's entry
+            return garbled;
+        }
     }
 
     /** Ways a file can be damaged. */
