@@ -6,13 +6,15 @@
  * partition and across the two, one partition with equal record timestamps (its write
  * timestamps come from the chain alone) and one with increasing ones; batches of one or two
  * records per partition (the planner's choice stands for whatever Kafka's latest offset and
- * the batch cap give); the write-ahead entry offsets/N and the commit entry commits/N as
- * create-only files that become durable only when the directory is fsync'd; writes sent
+ * the batch cap give); the write-ahead entry offsets/N and the commit entry commits/N, each
+ * appended once to its log and durable only once fdatasync'd (an older build's create-only
+ * files, durable once their directory is fsync'd, behave the same way); writes sent
  * asynchronously and applied by Cassandra in any order, last write wins by timestamp (equal
- * timestamps: the greater value); crashes (up to MAXCRASH) at every step: inside a file's
- * creation, between writes, before and after the commit and the group commit. A crash is a
- * power loss in its worst case: writes in flight land or are lost, each on its own, and a file
- * whose name was not made durable by a directory fsync is there or gone.
+ * timestamps: the greater value); crashes (up to MAXCRASH) at every step: inside an entry's
+ * append, between writes, before and after the commit and the group commit. A crash is a
+ * power loss in its worst case: writes in flight land or are lost, each on its own, and an
+ * entry not yet made durable is there or gone (an incomplete one is read as gone: only the
+ * entry being appended can be, since each is durable before the next is appended).
  *
  * Abstracted away, and why that is sound: record values are their ids (a row is one value
  * per key); filtering and mapping are functions of the record, so they change which rows
@@ -34,9 +36,9 @@
  *
  * Mutations (each must yield a counterexample): MUTATION_COMMIT_BEFORE_ACK,
  * MUTATION_NO_FSYNC_OFFSETS, MUTATION_FRESH_TIMESTAMPS_ON_REPLAY, MUTATION_SKIP_OPEN_BATCH,
- * MUTATION_GROUP_BEFORE_COMMIT, and MUTATION_NO_FSYNC_AT_START: a worker that does not fsync the
- * checkpoint's directories when it opens them (the engine did not, until this model showed a
- * replay whose offsets entry a second power loss removes). The printf lines are the steps of a
+ * MUTATION_GROUP_BEFORE_COMMIT, and MUTATION_NO_FSYNC_AT_START: a worker that does not sync
+ * the checkpoint's logs when it opens them (the engine did not fsync its directories, until
+ * this model showed a replay whose offsets entry a second power loss removes). The printf lines are the steps of a
  * trail (spin -t).
  */
 
@@ -50,7 +52,7 @@
 #endif
 
 #define ABSENT 0
-#define LINKED 1       /* the name exists; the directory was not fsync'd since */
+#define WRITTEN 1      /* appended (or linked), readable, not yet fdatasync'd (or directory fsync'd) */
 #define DURABLE 2
 
 /* Kafka: record r of partition p is rec[p*R + r] */
@@ -127,16 +129,16 @@ proctype worker() {
 
 start:
     /*
-     * The worker opens the checkpoint: it removes temp files and fsyncs the directories, so a
-     * name that survived the crash is durable before recovery acts on it. Then recovery: the
+     * The worker opens the checkpoint: it syncs each log's last segment (and the directories),
+     * so an entry that survived the crash is durable before recovery acts on it. Then recovery: the
      * newest offsets entry O and the newest commit C, from the files that exist.
      */
     o = 255; c = 255; j = 0;
     do
     :: j < B ->
 #ifndef MUTATION_NO_FSYNC_AT_START
-               if :: off_state[j] == LINKED -> off_state[j] = DURABLE :: else -> skip fi;
-               if :: com_state[j] == LINKED -> com_state[j] = DURABLE :: else -> skip fi;
+               if :: off_state[j] == WRITTEN -> off_state[j] = DURABLE :: else -> skip fi;
+               if :: com_state[j] == WRITTEN -> com_state[j] = DURABLE :: else -> skip fi;
 #endif
                if :: off_state[j] != ABSENT -> o = j :: else -> skip fi;
                if :: com_state[j] != ABSENT -> c = j :: else -> skip fi; j++
@@ -204,14 +206,14 @@ next_batch:
         :: else -> skip
         fi;
         printf("STEP plan batch %d: [%d,%d) [%d,%d)\n", b, off_start[b*P], off_end[b*P], off_start[b*P+1], off_end[b*P+1]);
-        /* offsets/b: temp file written and fsync'd (a crash leaves only the temp, removed at start) */
+        /* offsets/b: appended (a crash before the frame is whole leaves a tail read as absent, cut at the next append) */
         maybe_crash();
-        off_state[b] = LINKED;
-        printf("STEP offsets/%d linked\n", b);
+        off_state[b] = WRITTEN;
+        printf("STEP offsets/%d appended\n", b);
         maybe_crash();
 #ifndef MUTATION_NO_FSYNC_OFFSETS
         off_state[b] = DURABLE;
-        printf("STEP offsets/%d durable (directory fsync)\n", b);
+        printf("STEP offsets/%d durable (fdatasync)\n", b);
 #endif
         maybe_crash()
     fi;
@@ -297,18 +299,18 @@ acked:
 #endif
 
 commit:
-    /* commits/b: temp written and fsync'd, linked, directory fsync'd */
+    /* commits/b: appended, then fdatasync'd */
     maybe_crash();
     p = 0;
     do
     :: p < P -> com_last[b*P + p] = chain[p]; p++
     :: else -> break
     od;
-    com_state[b] = LINKED;
-    printf("STEP commits/%d linked\n", b);
+    com_state[b] = WRITTEN;
+    printf("STEP commits/%d appended\n", b);
     maybe_crash();
     com_state[b] = DURABLE;
-    printf("STEP commits/%d durable (directory fsync)\n", b);
+    printf("STEP commits/%d durable (fdatasync)\n", b);
 #ifdef MUTATION_COMMIT_BEFORE_ACK
     goto acked;
 committed:
@@ -343,18 +345,18 @@ crash:
         pending[i] = 0; i++
     :: else -> break
     od;
-    /* names not made durable by a directory fsync: there or gone */
+    /* entries not made durable: there or gone */
     j = 0;
     do
     :: j < B ->
         if
-        :: off_state[j] == LINKED -> off_state[j] = ABSENT; printf("STEP   offsets/%d lost\n", j)
-        :: off_state[j] == LINKED -> skip
+        :: off_state[j] == WRITTEN -> off_state[j] = ABSENT; printf("STEP   offsets/%d lost\n", j)
+        :: off_state[j] == WRITTEN -> skip
         :: else -> skip
         fi;
         if
-        :: com_state[j] == LINKED -> com_state[j] = ABSENT; printf("STEP   commits/%d lost\n", j)
-        :: com_state[j] == LINKED -> skip
+        :: com_state[j] == WRITTEN -> com_state[j] = ABSENT; printf("STEP   commits/%d lost\n", j)
+        :: com_state[j] == WRITTEN -> skip
         :: else -> skip
         fi;
         j++

@@ -42,7 +42,7 @@ final class CheckpointLockWait {
     }
 
     /** Opens {@code dir}, seeded from {@code seed} (null for a job's first epoch), waiting for its lock as said above. */
-    static Checkpoint open(Path dir, CheckpointMetadata expected, Savepoint seed, DurableFiles files, Duration maxWait,
+    static Checkpoint open(Path dir, CheckpointMetadata expected, Savepoint seed, DurableFiles files, int segmentEntries, Duration maxWait,
             ProgressTracker progress, BooleanSupplier stopRequested) {
         Instant since = null;
         Instant volumeSince = null;
@@ -50,7 +50,7 @@ final class CheckpointLockWait {
         Backoff volumePauses = new Backoff(1_000, 5_000);
         while (true) {
             try {
-                Checkpoint checkpoint = Checkpoint.open(dir, expected, seed, files);
+                Checkpoint checkpoint = Checkpoint.open(dir, expected, seed, files, segmentEntries);
                 if (since != null) {
                     LOG.log(Level.INFO, "checkpoint lock acquired after waiting "
                             + Duration.between(since, Instant.now()).toMillis() + " ms");

@@ -47,37 +47,44 @@ public final class EngineAssembly implements AutoCloseable {
     /**
      * What may differ from production: file durability (only the benchmark turns fsync off to
      * measure its cost), protocol hooks (crash tests pause there), a wrapper around the sink
-     * (the benchmark records latencies), and the job's identity (a worker in a pod has it).
+     * (the benchmark records latencies), the job's identity (a worker in a pod has it), and the
+     * entries per segment of the checkpoint's logs (a test makes every entry start a segment).
      */
     public record Options(DurableFiles files, ProtocolHooks hooks, UnaryOperator<RowSink> sinkWrapper, Duration lockWait,
-            String jobInstance) {
+            String jobInstance, int segmentEntries) {
 
         /** How long a worker waits for its checkpoint's lock by default before it exits to be restarted. */
         public static final Duration DEFAULT_LOCK_WAIT = Duration.ofMinutes(10);
 
         public static Options production() {
-            return new Options(DurableFiles.synced(), ProtocolHooks.NONE, UnaryOperator.identity(), DEFAULT_LOCK_WAIT, null);
+            return new Options(DurableFiles.synced(), ProtocolHooks.NONE, UnaryOperator.identity(), DEFAULT_LOCK_WAIT, null,
+                    Checkpoint.SEGMENT_ENTRIES);
         }
 
         public Options withFiles(DurableFiles files) {
-            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance);
+            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance, segmentEntries);
         }
 
         public Options withHooks(ProtocolHooks hooks) {
-            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance);
+            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance, segmentEntries);
         }
 
         public Options withSinkWrapper(UnaryOperator<RowSink> sinkWrapper) {
-            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance);
+            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance, segmentEntries);
         }
 
         public Options withLockWait(Duration lockWait) {
-            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance);
+            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance, segmentEntries);
         }
 
         /** The job's identity (its uid): group commits carry it, and a lost checkpoint goes on from this job's only. */
         public Options withJobInstance(String jobInstance) {
-            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance);
+            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance, segmentEntries);
+        }
+
+        /** Entries per segment of the checkpoint's logs ({@link Checkpoint#SEGMENT_ENTRIES} by default). */
+        public Options withSegmentEntries(int segmentEntries) {
+            return new Options(files, hooks, sinkWrapper, lockWait, jobInstance, segmentEntries);
         }
     }
 
@@ -129,7 +136,8 @@ public final class EngineAssembly implements AutoCloseable {
      * benchmark shares one).
      */
     public EngineAssembly(Worker worker, Path checkpointDir, CqlSession session, Steering steering, Options options) {
-        this(worker, null, new Held(Checkpoint.open(checkpointDir, worker.checkpointMetadata(), options.files()), session, false),
+        this(worker, null, new Held(Checkpoint.open(checkpointDir, worker.checkpointMetadata(), null, options.files(),
+                options.segmentEntries()), session, false),
                 () -> RecordTransformer.compile(worker.config()), steering, options);
     }
 
@@ -193,7 +201,7 @@ public final class EngineAssembly implements AutoCloseable {
         progress.epoch(savepoint == null ? 0 : savepoint.epoch());
         Path checkpointDir = CheckpointEpochs.check(volume, savepoint == null ? 0 : savepoint.epoch());
         Checkpoint checkpoint = CheckpointLockWait.open(checkpointDir, worker.checkpointMetadata(), savepoint, options.files(),
-                options.lockWait(), progress, stopRequested);
+                options.segmentEntries(), options.lockWait(), progress, stopRequested);
         java.util.Optional<CheckpointSeal> seal = checkpoint.seal();
         if (seal.isPresent()) {
             checkpoint.close();

@@ -19,6 +19,8 @@ final class TestPauseHooks implements ProtocolHooks {
     static final String FAIL_ENV = "ONCESTREAM_TEST_FAIL_AT";
     static final String HOLD_ENV = "ONCESTREAM_TEST_HOLD_AT";
     static final String RELEASE_ENV = "ONCESTREAM_TEST_RELEASE_FILE";
+    /** Entries per segment of the checkpoint's logs, instead of the default (read by {@link WorkerMain}). */
+    static final String SEGMENT_ENTRIES_ENV = "ONCESTREAM_TEST_SEGMENT_ENTRIES";
 
     private static final java.util.concurrent.atomic.AtomicBoolean FAILED_ONCE = new java.util.concurrent.atomic.AtomicBoolean();
 

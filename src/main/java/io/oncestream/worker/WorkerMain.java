@@ -232,6 +232,12 @@ public final class WorkerMain {
                 .withHooks(TestPauseHooks.fromEnvironment(System.getenv()))
                 .withLockWait(options.lockWait())
                 .withJobInstance(System.getenv("ONCESTREAM_JOB_UID"));
+        // For tests only: a segment per entry, so that every checkpoint entry needs a new block
+        // (CheckpointVolumeIT fills the volume before a commit; an append within a block's slack would not fail).
+        String segmentEntries = System.getenv(TestPauseHooks.SEGMENT_ENTRIES_ENV);
+        if (segmentEntries != null) {
+            production = production.withSegmentEntries(Integer.parseInt(segmentEntries));
+        }
         EngineAssembly engine;
         try {
             engine = EngineAssembly.connect(new EngineAssembly.Worker(config, options.workerIndex()), options.checkpoint(), savepoint,

@@ -2,8 +2,6 @@ package io.oncestream.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,8 +12,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -27,6 +23,8 @@ import io.oncestream.api.StreamJobStatus;
 import io.oncestream.api.StreamJobStatus.Phase;
 import io.oncestream.contract.TopicPartitionKey;
 import io.oncestream.engine.OrderStream;
+import io.oncestream.engine.checkpoint.AppendBatchLog;
+import io.oncestream.engine.checkpoint.BatchOffsets;
 import io.oncestream.engine.checkpoint.Savepoint;
 import io.oncestream.operator.model.WorkerStatefulSets;
 import io.oncestream.testing.Awaits;
@@ -114,16 +112,13 @@ class LifecycleE2E extends E2ETest {
         });
         assertThat(all).as("each partition read and written by exactly one worker").doesNotHaveDuplicates().hasSize(6)
                 .allMatch(p -> p.startsWith(job.topic + "-"));
-        // Each worker's write-ahead log (offsets/N on its own volume) names its partitions and no other.
+        // Each worker's write-ahead log (offsets/ on its own volume) names its partitions and no other.
         for (StreamJobStatus.WorkerStatus w : done.workers) {
             Set<String> logged = new java.util.TreeSet<>();
             Path offsets = node.volumeDir(kube.admin(), job.namespace, "checkpoint-" + w.name).resolve("offsets");
-            try (var files = Files.list(offsets)) {
-                for (Path f : files.filter(f -> f.getFileName().toString().matches("\\d+")).toList()) {
-                    logged.addAll(ranges(f).keySet());
-                }
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            AppendBatchLog<BatchOffsets> wal = AppendBatchLog.readOnly(offsets, BatchOffsets.class);
+            for (long id : wal.batchIds()) {
+                wal.get(id).ifPresent(entry -> logged.addAll(entry.partitions().keySet()));
             }
             assertThat(logged).as("partitions in the write-ahead log of " + w.name).containsExactlyInAnyOrderElementsOf(w.partitions);
         }
@@ -187,26 +182,5 @@ class LifecycleE2E extends E2ETest {
         savepoint.partitions().forEach((tp, point) -> out.put(TopicPartitionKey.parse(tp).partition(), point.offset()));
         assertThat(out).as("every partition in the savepoint").hasSize(4);
         return out;
-    }
-
-    /** The ranges of a write-ahead log file ({@code v1} line, then JSON), by {@code topic-partition}. */
-    private static Map<String, JsonNode> ranges(Path wal) {
-        String text = read(wal);
-        try {
-            Map<String, JsonNode> out = new TreeMap<>();
-            new ObjectMapper().readTree(text.substring(text.indexOf('\n') + 1)).get("partitions").fields()
-                    .forEachRemaining(e -> out.put(e.getKey(), e.getValue()));
-            return out;
-        } catch (IOException e) {
-            throw new AssertionError("cannot parse " + wal + ": " + text, e);
-        }
-    }
-
-    private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 }

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.oncestream.contract.TopicPartitionKey;
+import io.oncestream.engine.checkpoint.AppendBatchLog;
 import io.oncestream.testing.Awaits;
 import io.oncestream.testing.CassandraExtension;
 import io.oncestream.testing.CassandraNode;
@@ -146,18 +147,20 @@ class CheckpointVolumeIT {
                 worker.close();
             }
 
-            // 5. The volume fills while a batch is written: every row acknowledged, only its commit missing.
+            // 5. The volume fills while a batch is written: every row acknowledged, only its commit
+            // missing. A segment per entry, so that the commit needs a new page: appended to a
+            // segment whose last page has room, it would still fit on a full volume.
             long held = new CheckpointOnDisk(job.checkpoint).latest("commits").orElseThrow() + 2;
             Path release = dir.resolve("release-" + held);
             worker = job.startWorker(Map.of("ONCESTREAM_TEST_HOLD_AT", ProtocolStep.AFTER_SINK + ":" + held,
-                    "ONCESTREAM_TEST_RELEASE_FILE", release.toString()));
+                    "ONCESTREAM_TEST_RELEASE_FILE", release.toString(), "ONCESTREAM_TEST_SEGMENT_ENTRIES", "1"));
             try {
                 worker.awaitOutput("ONCESTREAM-TEST-HELD AFTER_SINK " + held, Duration.ofMinutes(2));
                 fill(filler);
                 long filled = System.nanoTime();
                 Files.createFile(release);
                 JsonNode waiting = awaitReported(worker, "No space left on device",
-                        job.checkpoint.resolve("commits").resolve(Long.toString(held)),
+                        job.checkpoint.resolve("commits").resolve(AppendBatchLog.SEGMENT + held),
                         "filled after batch " + held + "'s rows were acknowledged", filled);
                 assertThat(waiting.path("runningBatchId").asLong()).as("the batch waiting for its commit").isEqualTo(held);
                 topUp(filler);

@@ -65,7 +65,7 @@ class EngineCrashIT {
             first.kill9();
         }
         job.editConfig(json -> json.replace(firstTrigger, AVAILABLE_NOW));
-        String walEntry = job.read("offsets/" + CRASH_BATCH);
+        io.oncestream.engine.checkpoint.BatchOffsets walEntry = job.offsets(CRASH_BATCH);
         assertThat(job.batchIds("offsets")).endsWith(CRASH_BATCH);
         assertThat(job.batchIds("commits").contains(CRASH_BATCH)).isEqualTo(step == ProtocolStep.AFTER_COMMIT_LOG);
         if (step != ProtocolStep.AFTER_COMMIT_LOG) {
@@ -80,7 +80,7 @@ class EngineCrashIT {
 
         assertThat(job.rows()).isEqualTo(job.orders.expectedRows());
         assertThat(job.deadLetters()).isEmpty();
-        assertThat(job.read("offsets/" + CRASH_BATCH)).as("the replayed batch kept its range").isEqualTo(walEntry);
+        assertThat(job.offsets(CRASH_BATCH)).as("the replayed batch kept its range").isEqualTo(walEntry);
         if (step != ProtocolStep.AFTER_COMMIT_LOG) {
             assertThat(secondLog).contains("replaying open batch " + CRASH_BATCH);
         } else {
@@ -89,17 +89,11 @@ class EngineCrashIT {
         // The checkpoint's totals count each of the 2,500 records once, across the killed process
         // and the one that replayed its batch.
         List<Long> commits = job.batchIds("commits");
-        String lastCommit = job.read("commits/" + commits.get(commits.size() - 1));
-        com.fasterxml.jackson.databind.JsonNode totals;
-        try {
-            totals = new com.fasterxml.jackson.databind.ObjectMapper().readTree(lastCommit.substring(lastCommit.indexOf('\n') + 1))
-                    .path("totals");
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new AssertionError("the last commit does not parse: " + lastCommit, e);
-        }
-        assertThat(totals.path("read").asLong()).as("records read, in " + lastCommit).isEqualTo(2500);
-        assertThat(totals.path("read").asLong()).isEqualTo(totals.path("filteredOut").asLong() + totals.path("written").asLong()
-                + totals.path("deadLettered").asLong());
+        io.oncestream.engine.checkpoint.BatchCommit lastCommit = job.commit(commits.get(commits.size() - 1));
+        io.oncestream.contract.RecordTotals totals = lastCommit.totals();
+        assertThat(totals).as("the last commit's totals, in " + lastCommit).isNotNull();
+        assertThat(totals.read()).as("records read, in " + lastCommit).isEqualTo(2500);
+        assertThat(totals.read()).isEqualTo(totals.filteredOut() + totals.written() + totals.deadLettered());
         Map<TopicPartition, Long> ends = endOffsets(kafka, job.topic);
         Map<TopicPartition, OffsetAndMetadata> group = groupOffsets(kafka, "oncestream-it." + name);
         ends.forEach((tp, end) -> assertThat(group.get(tp).offset()).as("group offset of " + tp).isEqualTo(end));

@@ -90,12 +90,14 @@ final class EngineFixture {
         return new CheckpointOnDisk(checkpoint).batchIds(log);
     }
 
-    String read(String relative) {
-        try {
-            return Files.readString(checkpoint.resolve(relative));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    /** Batch {@code batchId}'s write-ahead entry, as the checkpoint holds it. */
+    io.oncestream.engine.checkpoint.BatchOffsets offsets(long batchId) {
+        return new CheckpointOnDisk(checkpoint).offsets(batchId);
+    }
+
+    /** Batch {@code batchId}'s commit, as the checkpoint holds it. */
+    io.oncestream.engine.checkpoint.BatchCommit commit(long batchId) {
+        return new CheckpointOnDisk(checkpoint).commit(batchId);
     }
 
     private static void write(Path file, String text) {

@@ -12,8 +12,10 @@ import java.util.stream.Stream;
 
 /**
  * A {@link BatchLog} kept as one file per batch, named by the batch id, in one directory
- * ({@code offsets/} or {@code commits/}). Files are written with {@link DurableFiles} and
- * never overwritten. A file that does not parse, or a stray name, is an error naming it.
+ * ({@code offsets/} or {@code commits/}): the checkpoint's logs as builds before
+ * {@link AppendBatchLog} wrote them, kept here to make such checkpoints in tests (a build reads
+ * them through {@link AppendBatchLog}). Files are written with {@link DurableFiles} and never
+ * overwritten. A file that does not parse, or a stray name, is an error naming it.
  *
  * <p>The directory is listed once; after that the latest entry and the oldest batch id are
  * kept in memory and follow {@link #add} and {@link #purgeBefore}, which is right because a
