@@ -56,6 +56,21 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
         }
     }
 
+    /** A frame's header: the entry's length, the CRC-32C of id and entry, the batch id. */
+    private record Header(int length, int crc, long id) {
+
+        static Header read(FileChannel channel, ByteBuffer buffer, long at) throws IOException {
+            buffer.clear();
+            readFully(channel, buffer, at);
+            buffer.flip();
+            return new Header(buffer.getInt(), buffer.getInt(), buffer.getLong());
+        }
+
+        boolean plausible() {
+            return length >= 0 && length <= MAX_ENTRY_BYTES;
+        }
+    }
+
     /** Where an entry is: a frame in a segment, or a whole file of an older build ({@code length} -1). */
     private record Location(Path file, long position, int length) {
     }
@@ -370,21 +385,18 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
                 if (size - position < HEADER_BYTES) {
                     bad = "an incomplete frame header";
                 } else {
-                    header.clear();
-                    readFully(channel, header, position);
-                    header.flip();
-                    int length = header.getInt();
-                    int crc = header.getInt();
-                    long id = header.getLong();
+                    Header h = Header.read(channel, header, position);
+                    int length = h.length();
+                    long id = h.id();
                     frameEnd = position + HEADER_BYTES + (long) length;
-                    if (length < 0 || length > MAX_ENTRY_BYTES) {
+                    if (!h.plausible()) {
                         bad = "an entry length of " + length + " bytes";
                     } else if (frameEnd > size) {
                         bad = "a frame of " + length + " bytes running past the end of the file";
                     } else {
                         byte[] entry = new byte[length];
                         readFully(channel, ByteBuffer.wrap(entry), position + HEADER_BYTES);
-                        if (checksum(id, entry) != crc) {
+                        if (checksum(id, entry) != h.crc()) {
                             bad = "a checksum that does not match";
                         } else if (count == 0 && id != firstId) {
                             throw new CheckpointException(file, "its first entry is batch " + id + ", its name says " + firstId);
@@ -438,16 +450,11 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
     private static boolean validFrameAfter(FileChannel channel, long position, long size) throws IOException {
         ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
         for (long at = position + 1; at + HEADER_BYTES <= size; at++) {
-            header.clear();
-            readFully(channel, header, at);
-            header.flip();
-            int length = header.getInt();
-            int crc = header.getInt();
-            long id = header.getLong();
-            if (length >= 0 && length <= MAX_ENTRY_BYTES && at + HEADER_BYTES + length <= size) {
-                byte[] entry = new byte[length];
+            Header h = Header.read(channel, header, at);
+            if (h.plausible() && at + HEADER_BYTES + h.length() <= size) {
+                byte[] entry = new byte[h.length()];
                 readFully(channel, ByteBuffer.wrap(entry), at + HEADER_BYTES);
-                if (checksum(id, entry) == crc) {
+                if (checksum(h.id(), entry) == h.crc()) {
                     return true;
                 }
             }

@@ -87,12 +87,7 @@ class AppendBatchLogTest {
     @ParameterizedTest
     @EnumSource(Tail.class)
     void anIncompleteLastFrameIsCutOffAndNothingBeforeIt(Tail tail) throws IOException {
-        AppendBatchLog<BatchCommit> log = open(100);
-        for (long n = 0; n < 3; n++) {
-            log.add(n, commit(n));
-        }
-        log.close();
-        Path segment = dir.resolve("commits/log-0");
+        Path segment = threeEntries();
         long size = Files.size(segment);
         appendRaw(segment, tail.bytes(AppendBatchLog.frame(3, CheckpointJson.encode(commit(3)))));
 
@@ -133,12 +128,7 @@ class AppendBatchLogTest {
     /** A bad frame with a good one after it is not what a crash leaves: an error naming the segment and the byte, nothing cut. */
     @Test
     void damageBeforeTheLastFrameIsAnErrorNamingTheSegmentAndByte() throws IOException {
-        AppendBatchLog<BatchCommit> log = open(100);
-        for (long n = 0; n < 3; n++) {
-            log.add(n, commit(n));
-        }
-        log.close();
-        Path segment = dir.resolve("commits/log-0");
+        Path segment = threeEntries();
         long size = Files.size(segment);
         int frame = AppendBatchLog.HEADER_BYTES + CheckpointJson.encode(commit(0)).length;
         flipByte(segment, frame + AppendBatchLog.HEADER_BYTES + 5); // inside batch 1's entry
@@ -248,6 +238,16 @@ class AppendBatchLogTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A log of batches 0, 1 and 2 in one segment, closed; returns the segment. */
+    private Path threeEntries() {
+        AppendBatchLog<BatchCommit> log = open(100);
+        for (long n = 0; n < 3; n++) {
+            log.add(n, commit(n));
+        }
+        log.close();
+        return dir.resolve("commits/log-0");
     }
 
     private static void appendRaw(Path file, byte[] bytes) throws IOException {
