@@ -1,7 +1,7 @@
 package io.oncestream.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -132,22 +132,30 @@ class GoldenCheckpointRecoveryTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("corruptions")
     void corruptGoldenFileIsAnErrorNamingIt(String file, Corruption corruption) throws Exception {
-        Path checkpoint = copyGolden();
+        Path checkpoint = Format.FILES_PER_BATCH.copyTo(dir.resolve("checkpoint"));
         Path corrupt = checkpoint.resolve(file);
         byte[] bytes = corruption.apply(Files.readAllBytes(corrupt));
         Files.write(corrupt, bytes);
+
+        assertRefusedNamingIt(checkpoint, corrupt, bytes);
+        assertThat(new CheckpointOnDisk(checkpoint).batchIds("offsets")).containsExactly(0L, 1L);
+    }
+
+    /**
+     * Runs the engine on {@code checkpoint}, whose {@code damaged} file holds {@code bytes}:
+     * an error naming that file, nothing read or written, the file left for inspection.
+     * Returns the error, for what a caller checks more.
+     */
+    private CheckpointException assertRefusedNamingIt(Path checkpoint, Path damaged, byte[] bytes) throws Exception {
         InMemorySource source = source();
         LastWriteWinsSink table = new LastWriteWinsSink("id", 7, 3);
-
-        assertThatThrownBy(() -> run(checkpoint, source, table))
-                .isInstanceOf(CheckpointException.class)
-                .hasMessageStartingWith(corrupt + ": ")
-                .satisfies(e -> assertThat(((CheckpointException) e).path()).isEqualTo(corrupt));
-
+        Throwable refused = catchThrowable(() -> run(checkpoint, source, table));
+        assertThat(refused).isInstanceOf(CheckpointException.class).hasMessageStartingWith(damaged + ": ");
+        assertThat(((CheckpointException) refused).path()).isEqualTo(damaged);
         assertThat(source.reads()).isEmpty();
         assertThat(table.timestampsByRecord()).isEmpty();
-        assertThat(Files.readAllBytes(corrupt)).as("the damaged file is left for inspection").isEqualTo(bytes);
-        assertThat(new CheckpointOnDisk(checkpoint).batchIds("offsets")).containsExactly(0L, 1L);
+        assertThat(Files.readAllBytes(damaged)).as("the damaged file is left for inspection").isEqualTo(bytes);
+        return (CheckpointException) refused;
     }
 
     /**
@@ -166,18 +174,8 @@ class GoldenCheckpointRecoveryTest {
         Path segment = checkpoint.resolve(file);
         byte[] bytes = damage.apply(Files.readAllBytes(segment));
         Files.write(segment, bytes);
-        InMemorySource source = source();
-        LastWriteWinsSink table = new LastWriteWinsSink("id", 7, 3);
 
-        assertThatThrownBy(() -> run(checkpoint, source, table))
-                .isInstanceOf(CheckpointException.class)
-                .hasMessageStartingWith(segment + ": ")
-                .hasMessageContaining("damaged")
-                .satisfies(e -> assertThat(((CheckpointException) e).path()).isEqualTo(segment));
-
-        assertThat(source.reads()).isEmpty();
-        assertThat(table.timestampsByRecord()).isEmpty();
-        assertThat(Files.readAllBytes(segment)).as("the damaged segment is left for inspection").isEqualTo(bytes);
+        assertThat(assertRefusedNamingIt(checkpoint, segment, bytes)).hasMessageContaining("damaged");
     }
 
     /**
@@ -306,9 +304,5 @@ class GoldenCheckpointRecoveryTest {
             rows.put("p" + offset % 3, Map.of("id", "p" + offset % 3, "amount", offset));
         }
         return rows;
-    }
-
-    private Path copyGolden() {
-        return GoldenCheckpoint.copyTo(dir.resolve("checkpoint"));
     }
 }
