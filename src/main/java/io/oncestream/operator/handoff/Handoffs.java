@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
 import org.jboss.logging.Logger;
@@ -70,13 +69,8 @@ public final class Handoffs {
     private final Barriers barriers;
     private final BiConsumer<StreamJob, List<PhaseEvents.JobEvent>> events;
 
-    /**
-     * Jobs with a worker that reports a seal for the epoch after the applied one: their hand-off
-     * goes on whatever the spec and the stored status say now (a revert, a lost status patch),
-     * or the sealed workers would stay parked. Kept in memory: an operator that restarts polls
-     * the workers again and finds the seals again.
-     */
-    private final Set<ResourceID> sealsSeen = ConcurrentHashMap.newKeySet();
+    /** Seals seen for the epoch after the applied one: their hand-off goes on (see {@link SealsSeen}). */
+    private final SealsSeen sealsSeen = new SealsSeen();
 
     /**
      * @param client writes the savepoint ConfigMap and deletes parked pods
@@ -109,7 +103,8 @@ public final class Handoffs {
         }
         boolean reshape = applied.config().parallelism() != desired.parallelism();
         boolean reconfigure = !JobConfigs.toJson(applied.config()).equals(JobConfigs.toJson(desired));
-        if (!reshape && !reconfigure && !barrierUnderway(job, applied) && !sealsSeen.contains(ResourceID.fromResource(job))) {
+        boolean sealSeen = sealsSeen.pending(ResourceID.fromResource(job), applied.epoch());
+        if (!reshape && !reconfigure && !barrierUnderway(job, applied) && !sealSeen) {
             return direct;
         }
         int next = applied.epoch() + 1;
@@ -230,11 +225,7 @@ public final class Handoffs {
     private void rememberSeals(StreamJob job, Applied applied, List<StatusProjection.Worker> workers) {
         boolean sealed = workers.stream().map(StatusProjection.Worker::progress)
                 .anyMatch(p -> p != null && p.barrier() != null && p.barrier().nextEpoch() == applied.epoch() + 1);
-        if (sealed) {
-            sealsSeen.add(ResourceID.fromResource(job));
-        } else {
-            sealsSeen.remove(ResourceID.fromResource(job));
-        }
+        sealsSeen.observed(ResourceID.fromResource(job), applied.epoch(), sealed);
     }
 
     /**
