@@ -21,12 +21,30 @@ import io.oncestream.operator.status.WorkerProgress;
  */
 public final class ProgressPoller {
 
-    private final HttpClient http;
+    /**
+     * Clients the workers are spread over, each worker always on the same one (its connection is
+     * reused). A client keeps its idle connections in a list that it searches from end to end each
+     * time it takes or drops one (the JDK's {@code ConnectionPool$ExpiryList}): with one client
+     * and 4,000 running workers that search was a quarter of the operator's CPU at rest
+     * (docs/benchmarks.md); spread over {@value #CLIENTS} clients each list is that much shorter.
+     */
+    static final int CLIENTS = 16;
+
+    private final HttpClient[] clients;
     private final Duration timeout;
 
     public ProgressPoller(Duration timeout) {
         this.timeout = timeout;
-        this.http = client(timeout);
+        java.util.concurrent.ExecutorService answers = answerThreads();
+        this.clients = new HttpClient[CLIENTS];
+        for (int i = 0; i < CLIENTS; i++) {
+            clients[i] = client(timeout, answers);
+        }
+    }
+
+    /** The client worker {@code address} is always asked with. */
+    HttpClient clientFor(String address) {
+        return clients[Math.floorMod(address.hashCode(), CLIENTS)];
     }
 
     /** The timeout of one plain request (connect and answer). */
@@ -43,12 +61,19 @@ public final class ProgressPoller {
      * its CPU going to creating them and to the garbage collector scanning their stacks.
      */
     static HttpClient client(Duration timeout) {
-        return HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1)
-                .executor(java.util.concurrent.Executors.newFixedThreadPool(HTTP_THREADS, r -> {
-                    Thread t = new Thread(r, "progress-http");
-                    t.setDaemon(true);
-                    return t;
-                })).build();
+        return client(timeout, answerThreads());
+    }
+
+    private static HttpClient client(Duration timeout, java.util.concurrent.Executor answers) {
+        return HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).executor(answers).build();
+    }
+
+    private static java.util.concurrent.ExecutorService answerThreads() {
+        return java.util.concurrent.Executors.newFixedThreadPool(HTTP_THREADS, r -> {
+            Thread t = new Thread(r, "progress-http");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** Threads that hand on the workers' answers (parsing a document is the most any of them does). */
@@ -124,7 +149,7 @@ public final class ProgressPoller {
             if (etag != null) {
                 request.header("If-None-Match", etag);
             }
-            call = http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
+            call = clientFor(e.pollAddress()).sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IllegalArgumentException bad) { // an address no URI can hold: the worker's entry says so
             call = CompletableFuture.failedFuture(bad);
         }
