@@ -9,6 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import io.oncestream.contract.WorkerEndpoints;
 import io.oncestream.operator.status.StatusProjection;
@@ -35,7 +38,7 @@ public final class ProgressPoller {
 
     public ProgressPoller(Duration timeout) {
         this.timeout = timeout;
-        java.util.concurrent.ExecutorService answers = answerThreads();
+        ExecutorService answers = answerThreads();
         this.clients = new HttpClient[CLIENTS];
         for (int i = 0; i < CLIENTS; i++) {
             clients[i] = client(timeout, answers);
@@ -64,12 +67,12 @@ public final class ProgressPoller {
         return client(timeout, answerThreads());
     }
 
-    private static HttpClient client(Duration timeout, java.util.concurrent.Executor answers) {
+    private static HttpClient client(Duration timeout, Executor answers) {
         return HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).executor(answers).build();
     }
 
-    private static java.util.concurrent.ExecutorService answerThreads() {
-        return java.util.concurrent.Executors.newFixedThreadPool(HTTP_THREADS, r -> {
+    private static ExecutorService answerThreads() {
+        return Executors.newFixedThreadPool(HTTP_THREADS, r -> {
             Thread t = new Thread(r, "progress-http");
             t.setDaemon(true);
             return t;

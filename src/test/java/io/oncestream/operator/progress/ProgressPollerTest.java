@@ -6,10 +6,13 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.AfterEach;
@@ -33,6 +36,24 @@ class ProgressPollerTest {
     @AfterEach
     void stopServers() {
         servers.forEach(s -> s.stop(0));
+    }
+
+    /**
+     * Workers are spread over the poller's clients, each always asked with the same one (so its
+     * kept-alive connection is reused), and 4,000 workers' addresses as the benchmark gives them
+     * leave no client with more than twice its share.
+     */
+    @Test
+    void eachWorkerIsAlwaysAskedWithOneClientAndTheWorkersAreSpread() {
+        ProgressPoller poller = new ProgressPoller(Duration.ofSeconds(1));
+        Map<HttpClient, Integer> perClient = new IdentityHashMap<>();
+        for (int i = 0; i < 4000; i++) {
+            String address = "127.1." + (i / 256) + "." + (i % 256) + ":8080";
+            assertThat(poller.clientFor(address)).isSameAs(poller.clientFor(new String(address.toCharArray())));
+            perClient.merge(poller.clientFor(address), 1, Integer::sum);
+        }
+        assertThat(perClient).hasSize(ProgressPoller.CLIENTS);
+        assertThat(perClient.values()).allMatch(n -> n <= 2 * 4000 / ProgressPoller.CLIENTS);
     }
 
     @Test
