@@ -233,10 +233,19 @@ public class OperatorMetrics {
         }
     }
 
-    /** One poll of a job: the workers with an address were asked; those with a document answered. */
-    void polled(List<WorkerPods.Expected> expected, List<StatusProjection.Worker> workers) {
-        long asked = expected.stream().filter(e -> e.pollAddress() != null).count();
-        long answered = workers.stream().filter(w -> w.progress() != null).count();
+    /**
+     * One poll of a job: the workers with an address and no {@code known} entry were asked
+     * (the others' answers were the watch's); those with a document answered.
+     */
+    void polled(List<WorkerPods.Expected> expected, List<StatusProjection.Worker> known, List<StatusProjection.Worker> workers) {
+        long asked = 0;
+        long answered = 0;
+        for (int i = 0; i < expected.size(); i++) {
+            if (known.get(i) == null && expected.get(i).pollAddress() != null) {
+                asked++;
+                answered += workers.get(i).progress() != null ? 1 : 0;
+            }
+        }
         pollsAnswered.increment(answered);
         pollsFailed.increment(asked - answered);
     }

@@ -39,7 +39,9 @@ import io.oncestream.operator.status.StatusProjection;
  * document per interval, and a worker that stops answering is reported within two intervals
  * of the ask being sent (a first time-out after a document is asked again at once, see
  * {@link ProgressChain}; a worker whose process ended fails at once: its connection closes). Workers
- * without long-polls are asked every interval, as before. At most {@value #ASKS_IN_FLIGHT} asks
+ * without long-polls are asked every interval, as before. A reconcile takes the answers the
+ * chains vouch for ({@link #known}) and asks only the other workers, so each worker is one
+ * connection, its chain's. At most {@value #ASKS_IN_FLIGHT} asks
  * answered at once are in flight together; long-polls, held by the workers, are not counted.
  */
 final class ProgressWatch implements AutoCloseable {
@@ -100,7 +102,7 @@ final class ProgressWatch implements AutoCloseable {
      * are what the chains' answers are compared with, and each worker asked over HTTP keeps its
      * chain (a new pod or address gets a new one).
      */
-    void polled(ResourceID job, String jobId, List<WorkerPods.Expected> expected, List<StatusProjection.Worker> answers,
+    void polled(ResourceID job, String jobId, List<WorkerPods.Expected> expected, ProgressPoller.Answers answers,
             boolean anyAddress, IndexedResourceCache<StreamJob> cache) {
         jobs.compareAndSet(null, cache);
         pending.remove(job);
@@ -115,15 +117,18 @@ final class ProgressWatch implements AutoCloseable {
                     continue; // forgotten meanwhile: watched afresh
                 }
                 watching.expected = expected;
-                watching.answers = answers;
-                follow(job, watching);
+                watching.answers = answers.workers();
+                follow(job, watching, answers.etags());
                 return;
             }
         }
     }
 
-    /** Keeps one chain per expected worker asked over HTTP: the same pod's chain goes on, others end or start. */
-    private void follow(ResourceID id, Job job) {
+    /**
+     * Keeps one chain per expected worker asked over HTTP: the same pod's chain goes on, others
+     * end or start where the reconcile's ask left off (its answer and {@code etags}).
+     */
+    private void follow(ResourceID id, Job job, List<String> etags) {
         for (Iterator<Map.Entry<Integer, ProgressChain>> it = job.chains.entrySet().iterator(); it.hasNext();) {
             Map.Entry<Integer, ProgressChain> chain = it.next();
             int index = chain.getKey();
@@ -143,7 +148,7 @@ final class ProgressWatch implements AutoCloseable {
                 chain = new ProgressChain(poller, job.jobId, e, interval, wait, timer, gate,
                         (c, worker, result) -> answered(id, job, index, c, worker, result));
                 job.chains.put(i, chain);
-                chain.start();
+                chain.start(i < job.answers.size() ? job.answers.get(i) : null, i < etags.size() ? etags.get(i) : null);
             }
         }
     }
@@ -163,6 +168,28 @@ final class ProgressWatch implements AutoCloseable {
         }
         pending.add(id);
         changes.propagateEvent(id);
+    }
+
+    /**
+     * What the chains of job {@code job} vouch for, one entry per worker of {@code expected}
+     * (see {@link ProgressChain#current}), null where the worker is to be asked: a reconcile
+     * asks only those. A reconcile runs when an answer changed, so asking every worker again
+     * was an ask per change, and it opened a second connection beside the one the long-poll holds.
+     */
+    List<StatusProjection.Worker> known(ResourceID job, List<WorkerPods.Expected> expected) {
+        List<StatusProjection.Worker> known = new ArrayList<>(Collections.nCopies(expected.size(), null));
+        Job watching = watched.get(job);
+        if (watching != null) {
+            synchronized (watching) {
+                for (int i = 0; i < expected.size(); i++) {
+                    ProgressChain chain = watching.chains.get(i);
+                    if (chain != null) {
+                        known.set(i, chain.current(expected.get(i)));
+                    }
+                }
+            }
+        }
+        return known;
     }
 
     /** A job that polls nothing (invalid spec, drained, deleted). */

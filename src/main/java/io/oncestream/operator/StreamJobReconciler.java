@@ -222,7 +222,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
         // Polled again every poll interval while some worker has an address; reconciled again
         // when what the workers say changes. Until a pod has an address, its changes (created,
         // running, deleted) come as pod events and reconcile the job.
-        watch.polled(ResourceID.fromResource(job), StreamJobResources.jobId(job), polled.expected(), polled.workers(), polled.anyAddress(),
+        watch.polled(ResourceID.fromResource(job), StreamJobResources.jobId(job), polled.expected(), polled.answers(), polled.anyAddress(),
                 context.getPrimaryCache());
         Applied applied = desired.applied();
         Handoff handoff = applying.handoff();
@@ -286,17 +286,25 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     }
 
     /** What the workers said, one entry per ordinal, and whether any of them had an address to ask. */
-    private record Polled(List<WorkerPods.Expected> expected, List<StatusProjection.Worker> workers, boolean anyAddress) {
-        static final Polled NONE = new Polled(List.of(), List.of(), false);
+    private record Polled(List<WorkerPods.Expected> expected, ProgressPoller.Answers answers, boolean anyAddress) {
+        static final Polled NONE = new Polled(List.of(), new ProgressPoller.Answers(List.of(), List.of()), false);
+
+        List<StatusProjection.Worker> workers() {
+            return answers.workers();
+        }
     }
 
-    /** {@code /progress} of every expected worker that has an address; one entry per ordinal. */
+    /**
+     * {@code /progress} of every expected worker that has an address, one entry per ordinal:
+     * asked, except where the watch's long-polls of the same pod hold its current answer.
+     */
     private Polled pollWorkers(StreamJob job, int replicas, Context<StreamJob> context) {
         List<WorkerPods.Expected> expected = WorkerPods.expected(job.getMetadata().getName(), replicas,
                 context.getSecondaryResources(Pod.class));
-        List<StatusProjection.Worker> workers = poller.poll(StreamJobResources.jobId(job), expected);
-        metrics.polled(expected, workers);
-        return new Polled(expected, workers, expected.stream().anyMatch(e -> e.pollAddress() != null));
+        List<StatusProjection.Worker> known = watch.known(ResourceID.fromResource(job), expected);
+        ProgressPoller.Answers answers = poller.poll(StreamJobResources.jobId(job), expected, known);
+        metrics.polled(expected, known, answers.workers());
+        return new Polled(expected, answers, expected.stream().anyMatch(e -> e.pollAddress() != null));
     }
 
     /**

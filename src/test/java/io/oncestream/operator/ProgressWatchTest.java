@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,6 +29,7 @@ import io.oncestream.contract.EngineState;
 import io.oncestream.contract.Progress;
 import io.oncestream.operator.progress.ProgressPoller;
 import io.oncestream.operator.progress.WorkerPods;
+import io.oncestream.operator.status.StatusProjection;
 import io.oncestream.testing.Awaits;
 import io.oncestream.worker.ProgressEndpoint;
 
@@ -82,7 +84,8 @@ class ProgressWatchTest {
         awaitResults("not_modified", 3);
 
         assertThat(reconciles).as("the same answers: nothing to reconcile").isEmpty();
-        assertThat(polls("answered")).as("one document: the first, plain ask").isEqualTo(1);
+        assertThat(polls("answered")).as("no document: the chain went on from the reconcile's ask with its ETag").isZero();
+        assertThat(conditional.get()).as("every ask of the chain a long-poll").isEqualTo(requests.get() - 1);
         assertThat(polls("failed")).isZero();
         assertThat(watch.longPollWait()).isEqualTo(Duration.ofSeconds(1));
         double seconds = (System.nanoTime() - start) / 1e9;
@@ -105,6 +108,53 @@ class ProgressWatchTest {
                 + " with a second to spare for a busy machine").isLessThan(INTERVAL.plusSeconds(2));
         assertThat(reconciles).containsExactly(JOB);
         assertThat(watch.pendingJobs()).as("asked for, not yet run: the backlog").isEqualTo(1);
+    }
+
+    @Test
+    void aReconcileTakesTheAnswersTheLongPollsHoldAndAsksNoWorker() throws IOException {
+        String address = serveWithLongPolls();
+        watch(address, Duration.ofMillis(500));
+        awaitResults("not_modified", 1);
+        List<WorkerPods.Expected> expected = expected(address);
+        ProgressPoller poller = new ProgressPoller(Duration.ofMillis(500));
+
+        int before = requests.get();
+        List<StatusProjection.Worker> known = watch.known(JOB, expected);
+        List<StatusProjection.Worker> polled = poller.poll(JOB_ID, expected, known).workers();
+        assertThat(requests.get()).as("no ask: the long-poll in flight vouches for the answer").isEqualTo(before);
+        assertThat(polled.get(0).progress().batchId()).isEqualTo(12);
+        assertThat(polled.get(0).unreachable()).isNull();
+
+        document.set(ProgressDocuments.json(JOB_ID, 0, EngineState.IDLE, 13, Map.of("orders-0", new long[] {520, 520}), true, null));
+        Awaits.until(Duration.ofSeconds(10), "a reconcile after the worker committed batch 13", () -> !reconciles.isEmpty());
+        assertThat(watch.known(JOB, expected).get(0).progress().batchId())
+                .as("the reconcile the change asked for sees the change").isEqualTo(13);
+
+        WorkerPods.Expected notReady = new WorkerPods.Expected("paid-orders-0", 0, expected.get(0).pod(), false, address);
+        assertThat(watch.known(JOB, List.of(notReady)).get(0).podReady()).as("readiness is the pod's now").isFalse();
+        WorkerPods.Expected elsewhere = new WorkerPods.Expected("paid-orders-0", 0, expected.get(0).pod(), true, "127.0.0.2:1");
+        assertThat(watch.known(JOB, List.of(elsewhere))).as("another address: asked").containsOnlyNulls();
+        assertThat(watch.known(new ResourceID("other", "shop"), expected)).as("a job not watched: asked").containsOnlyNulls();
+    }
+
+    @Test
+    void workersWithoutLongPollsOrWhoseLastAskFailedAreAskedByTheReconcile() throws IOException {
+        String plain = servePlain();
+        watch(plain, Duration.ofMillis(500));
+        awaitRequests(3);
+        assertThat(watch.known(JOB, expected(plain))).as("no ETag: nothing vouches for the answer").containsOnlyNulls();
+        watch.close();
+        server.stop(0);
+        reconciles.clear();
+
+        serveWithLongPolls();
+        link = new CuttableLink(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getAddress().getPort()));
+        watch(link.address(), Duration.ofMillis(500));
+        awaitResults("not_modified", 1);
+        assertThat(watch.known(JOB, expected(link.address()))).doesNotContainNull();
+        link.cut();
+        Awaits.until(Duration.ofSeconds(10), "the worker reported as not answering", () -> !reconciles.isEmpty());
+        assertThat(watch.known(JOB, expected(link.address()))).as("the last ask failed: asked").containsOnlyNulls();
     }
 
     @Test
@@ -208,7 +258,7 @@ class ProgressWatchTest {
         watch.changes().setEventHandler(event -> reconciles.add(event.getRelatedCustomResourceID()));
         watch.changes().start();
 
-        watch.polled(JOB, JOB_ID, expected, poller.poll(JOB_ID, expected), true, null);
+        watch.polled(JOB, JOB_ID, expected, poller.poll(JOB_ID, expected, Collections.nCopies(expected.size(), null)), true, null);
         awaitRequests(10);
         assertThat(reconciles).as("the same answers, ask after ask: nothing to reconcile").isEmpty();
 
@@ -218,7 +268,7 @@ class ProgressWatchTest {
         assertThat(reconciles).as("one change, one reconcile").containsExactly(JOB);
         assertThat(watch.pendingJobs()).as("asked for, not yet run: the backlog").isEqualTo(1);
 
-        watch.polled(JOB, JOB_ID, expected, List.of(), false, null);
+        watch.polled(JOB, JOB_ID, expected, new ProgressPoller.Answers(List.of(), List.of()), false, null);
         assertThat(watch.pendingJobs()).as("the reconcile ran").isZero();
         assertThat(watch.watchedWorkers()).isZero();
         // An ask already sent may still arrive: wait until none is in flight and the count stands still.
@@ -237,7 +287,7 @@ class ProgressWatchTest {
         watch = new ProgressWatch(poller, INTERVAL, metrics);
         watch.changes().setEventHandler(event -> reconciles.add(event.getRelatedCustomResourceID()));
         watch.changes().start();
-        watch.polled(JOB, JOB_ID, expected, poller.poll(JOB_ID, expected), true, null);
+        watch.polled(JOB, JOB_ID, expected, poller.poll(JOB_ID, expected, Collections.nCopies(expected.size(), null)), true, null);
     }
 
     private static List<WorkerPods.Expected> expected(String address) {

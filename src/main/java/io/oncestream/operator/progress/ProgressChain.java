@@ -146,9 +146,20 @@ public final class ProgressChain {
         return Duration.ofSeconds(Math.max(0, seconds));
     }
 
-    /** Starts the chain: its first ask one interval from now (whoever made the chain has just read the worker). */
-    public void start() {
-        schedule(interval.toNanos());
+    /**
+     * Starts the chain where the ask of whoever made it left off ({@code answer}, a document or
+     * not, and its {@code etag}, null if none): with an ETag the first ask is a long-poll, sent at
+     * once (the worker holds it until its document changes); without one it is plain, one interval
+     * from now.
+     */
+    public void start(StatusProjection.Worker answer, String etag) {
+        if (etag != null && answer != null && answer.progress() != null && !wait.isZero()) {
+            this.last = answer;
+            this.etag = etag;
+            schedule(0);
+        } else {
+            schedule(interval.toNanos());
+        }
     }
 
     /** Stops the chain: no more asks, and the answer of one in flight (which the worker may still hold a while) is not told. */
@@ -174,6 +185,21 @@ public final class ProgressChain {
     /** The worker as the operator sees it now (its readiness): what the next entries say of it. */
     public void expect(WorkerPods.Expected now) {
         expected = now;
+    }
+
+    /**
+     * The worker's entry as of its pod {@code now}, from this chain's last document, when the
+     * chain vouches for it: it asks that very pod with long-polls, so a change of the document
+     * is told within one interval (the worker answers the long-poll it holds, or the next one at
+     * once); null when the worker must be asked (no document yet, the last ask failed or is being
+     * asked again after a time-out, a worker without ETags, another pod or address).
+     */
+    public StatusProjection.Worker current(WorkerPods.Expected now) {
+        StatusProjection.Worker worker = last;
+        if (stopped || retrying || etag == null || wait.isZero() || worker == null || worker.progress() == null || !asks(now)) {
+            return null;
+        }
+        return new StatusProjection.Worker(now.podName(), true, now.ready(), worker.progress(), null);
     }
 
     private static String uid(WorkerPods.Expected e) {

@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -88,17 +89,32 @@ public final class ProgressPoller {
      * is reported unreachable with what answered.
      */
     public List<StatusProjection.Worker> poll(String jobId, List<WorkerPods.Expected> expected) {
-        return pollAsync(jobId, expected).join();
+        return poll(jobId, expected, Collections.nCopies(expected.size(), null)).workers();
     }
 
-    /** As {@link #poll}, without waiting: completes when every worker answered or timed out (it never fails). */
-    public CompletableFuture<List<StatusProjection.Worker>> pollAsync(String jobId, List<WorkerPods.Expected> expected) {
-        List<CompletableFuture<StatusProjection.Worker>> calls = new ArrayList<>();
-        for (WorkerPods.Expected e : expected) {
-            calls.add(pollOne(jobId, e));
+    /**
+     * What a poll of a job's workers came back with, one entry per expected worker: its entry,
+     * and the ETag of the document it answered with (null where it sent none, failed or was not asked).
+     */
+    public record Answers(List<StatusProjection.Worker> workers, List<String> etags) {
+    }
+
+    /**
+     * As {@link #poll}, except that a worker whose entry in {@code known} (one per expected
+     * worker) is not null is not asked: that entry is taken as its answer.
+     */
+    public Answers poll(String jobId, List<WorkerPods.Expected> expected, List<StatusProjection.Worker> known) {
+        if (known.size() != expected.size()) {
+            throw new IllegalArgumentException(known.size() + " known entries for " + expected.size() + " workers");
         }
-        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-                .thenApply(done -> calls.stream().map(CompletableFuture::join).toList());
+        List<CompletableFuture<Asked>> calls = new ArrayList<>();
+        for (int i = 0; i < expected.size(); i++) {
+            StatusProjection.Worker answer = known.get(i);
+            calls.add(answer != null ? CompletableFuture.completedFuture(new Asked(answer, null, false, false))
+                    : pollOne(jobId, expected.get(i)));
+        }
+        List<Asked> asked = calls.stream().map(CompletableFuture::join).toList();
+        return new Answers(asked.stream().map(Asked::worker).toList(), asked.stream().map(Asked::etag).toList());
     }
 
     /**
@@ -109,21 +125,28 @@ public final class ProgressPoller {
         return e.pod() != null && e.pollAddress() != null && WorkerPods.containerProblem(e.pod()) == null;
     }
 
-    private CompletableFuture<StatusProjection.Worker> pollOne(String jobId, WorkerPods.Expected e) {
+    private CompletableFuture<Asked> pollOne(String jobId, WorkerPods.Expected e) {
+        StatusProjection.Worker unasked = unasked(e);
+        return unasked != null ? CompletableFuture.completedFuture(new Asked(unasked, null, false, false))
+                : ask(jobId, e, null, Duration.ZERO);
+    }
+
+    /** The entry of a worker that is not asked over HTTP, saying why; null for one that {@link #asksOverHttp}. */
+    private static StatusProjection.Worker unasked(WorkerPods.Expected e) {
         if (e.pod() == null) {
-            return CompletableFuture.completedFuture(new StatusProjection.Worker(e.podName(), false, false, null, "no pod yet"));
+            return new StatusProjection.Worker(e.podName(), false, false, null, "no pod yet");
         }
         String problem = WorkerPods.containerProblem(e.pod());
         if (problem != null) { // a waiting container cannot answer: say why it waits instead
-            return CompletableFuture.completedFuture(new StatusProjection.Worker(e.podName(), true, e.ready(), null, problem));
+            return new StatusProjection.Worker(e.podName(), true, e.ready(), null, problem);
         }
         if (e.pollAddress() == null) {
             String phase = e.pod().getStatus() == null || e.pod().getStatus().getPhase() == null
                     ? "Pending" : e.pod().getStatus().getPhase();
-            return CompletableFuture.completedFuture(new StatusProjection.Worker(e.podName(), true, e.ready(), null,
-                    "pod is " + phase + (e.pod().getMetadata().getDeletionTimestamp() != null ? " (terminating)" : "")));
+            return new StatusProjection.Worker(e.podName(), true, e.ready(), null,
+                    "pod is " + phase + (e.pod().getMetadata().getDeletionTimestamp() != null ? " (terminating)" : ""));
         }
-        return ask(jobId, e, null, Duration.ZERO).thenApply(Asked::worker);
+        return null;
     }
 
     /**
