@@ -44,21 +44,41 @@ done
 # long-poll the operator gave up on stays open there until its wait ends, so up to 2K at once. A
 # run of 10,000 running workers at 20,000 open files ran out: the JDK server's dispatcher, failing
 # to accept, then spun on a cancelled key and answered nothing again (every ask timed out, 10,387
-# sockets left in CLOSE_WAIT). The operator needs as many: two connections per running worker (its
-# long-poll's, and the one its reconciles asked on, kept alive beside it); a run of 10,000 running
-# workers ran it out of its 20,000 (19,928 connections, "Too many open files"). A container gets
-# far more (containerd: 1,048,576 or 524,288), but this shell may not raise its limit, so a run
-# that would need more is refused here.
+# sockets left in CLOSE_WAIT). A container gets far more (containerd: 1,048,576 or 524,288), but
+# this shell may not raise its limit. So where 2K does not fit, the idle workers are spread over
+# P processes: process p answers for 127.(1+p).0.0/16 on port 8080+p, to which a loopback-only
+# DNAT rule (iptables, nat OUTPUT, removed on exit) sends the worker port of those addresses.
+# The operator itself holds one connection per running worker (its long-poll's; a reconcile takes
+# the answer the long-poll vouches for rather than asking on a second one): K + 2,000 must fit its
+# limit.
 running=0
 for ((i = 0; i < ${#args[@]}; i++)); do
   if [ "${args[$i]}" = --running ]; then running=${args[$((i + 1))]:-0}; fi
 done
 open_files=$(ulimit -n)
-if [ "$open_files" != unlimited ] && (( 2 * running + 2000 > open_files )); then
-  echo "[operator-bench] --running $running needs about $((2 * running + 2000)) open files in the operator and in the idle workers' process, and the limit here is" \
-    "$open_files (ulimit -n): raise it, or run at most --running $(((open_files - 2000) / 2))" >&2
+worker_processes=1
+if [ "$open_files" != unlimited ]; then
+  if (( running + 2000 > open_files )); then
+    echo "[operator-bench] --running $running needs about $((running + 2000)) open files in the operator, and the limit here is" \
+      "$open_files (ulimit -n): raise it, or run at most --running $((open_files - 2000))" >&2
+    exit 2
+  fi
+  while (( 2 * (running + worker_processes - 1) / worker_processes + 1000 > open_files )); do
+    worker_processes=$((worker_processes + 1))
+  done
+fi
+if (( worker_processes > 1 )) && ! iptables -t nat -S OUTPUT >/dev/null 2>&1; then
+  echo "[operator-bench] --running $running needs the idle workers spread over $worker_processes processes (ulimit -n is" \
+    "$open_files), which needs iptables on the loopback (root); run at most --running $(((open_files - 1000) / 2))" >&2
   exit 2
 fi
+worker_nat() { # add|delete: the rules that send 127.(1+p).0.0/16:8080 to port 8080+p, p >= 1
+  local op=$1 p
+  for ((p = 1; p < worker_processes; p++)); do
+    iptables -t nat "$op" OUTPUT -o lo -d "127.$((p + 1)).0.0/16" -p tcp --dport 8080 \
+      -m comment --comment oncestream-operator-bench -j DNAT --to-destination ":$((8080 + p))" 2>/dev/null || [ "$op" = -D ]
+  done
+}
 
 export ONCESTREAM_LOCAL_DIR=$repo/target/operator-bench/services
 export ONCESTREAM_NETNS=oncestream-opbench ONCESTREAM_IP=198.18.16.2 ONCESTREAM_GATEWAY_IP=198.18.16.1
@@ -73,6 +93,7 @@ mvn -B -q -Dstyle.color=never package -DskipTests dependency:build-classpath -Dm
   -Dmdep.includeScope=test > target/operator-bench-build.log 2>&1 || { cat target/operator-bench-build.log; exit 1; }
 
 done_() {
+  worker_nat -D
   if $keep; then
     echo "[operator-bench] control plane left running: ONCESTREAM_* settings in $0; stop with kube.sh stop"
   else
@@ -82,6 +103,8 @@ done_() {
 }
 deploy/local/kube.sh clean >/dev/null 2>&1 || true
 trap done_ EXIT
+worker_nat -D # left by an interrupted run
+worker_nat -A
 deploy/local/kube.sh start
 eval "$(deploy/local/kube.sh env)"
 export KUBECONFIG KUBE_AUDIT_LOG KUBE_BIN
@@ -92,4 +115,4 @@ export KUBECONFIG KUBE_AUDIT_LOG KUBE_BIN
 java -Xmx2g -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" \
   -Dsun.net.httpserver.maxIdleConnections=1000000 \
   -Djava.util.logging.config.file=/dev/null -Doncestream.repo.dir="$repo" \
-  io.oncestream.bench.operator.OperatorBenchmark --jobs "$jobs" ${args[@]+"${args[@]}"}
+  io.oncestream.bench.operator.OperatorBenchmark --jobs "$jobs" --worker-processes "$worker_processes" ${args[@]+"${args[@]}"}

@@ -1,95 +1,118 @@
 package io.oncestream.bench.operator;
 
+import java.io.BufferedReader;
 import java.io.IOException;
-import java.net.InetSocketAddress;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.IntFunction;
-
-import com.sun.net.httpserver.HttpServer;
-
-import io.oncestream.api.StreamJobResources;
-import io.oncestream.contract.EngineState;
-import io.oncestream.contract.Progress;
-import io.oncestream.operator.ProgressDocuments;
-import io.oncestream.worker.ProgressEndpoint;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The workers of the benchmark's running pods, in its own process: one HTTP server on the
- * worker port of every address, answering at 127.1.x.y as worker 0 of job number
- * {@code x * 256 + y} through the worker's own {@link ProgressEndpoint}, so that they behave as
- * real workers do (ETag, 304, long-polls held without a thread, kept-alive connections). Each is
- * idle after batch 12 until {@link #commit} makes it commit one more.
+ * The workers of the benchmark's running pods, idle until told to commit: {@code processes}
+ * processes, each with one HTTP server answering for its share ({@link IdleWorkerServer}),
+ * the first in this process and the others started by it. One process holds a connection per
+ * worker it serves and, after the operator gave up on a long-poll, the old one until its wait
+ * ends; so where the open-files limit is below twice the running workers, they are spread over
+ * processes, each reached on its own port (deploy/local/operator-benchmark.sh redirects the
+ * worker port of {@code 127.(1 + p).0.0/16} to port {@code 8080 + p} on the loopback).
  */
 final class IdleWorkers implements AutoCloseable {
 
-    private static final long FIRST_BATCH = 12;
-
-    /** One fake worker: the document it serves, and its endpoint. */
-    private record Worker(AtomicReference<Progress> document, ProgressEndpoint endpoint) {
+    /** A serving process started by this one, and its command pipe. */
+    private record Child(Process process, PrintStream commands, BufferedReader answers) {
     }
 
-    private final IntFunction<String> jobIdOf;
-    private final HttpServer server;
-    private final ScheduledExecutorService waits = Executors.newScheduledThreadPool(2, r -> {
-        Thread t = new Thread(r, "idle-workers-wait");
-        t.setDaemon(true);
-        return t;
-    });
-    private final Map<Integer, Worker> workers = new ConcurrentHashMap<>();
+    private final int processes;
+    private final IdleWorkerServer local;
+    private final List<Child> children = new ArrayList<>();
+    /** What each worker that was told to commit reports now; the others report the first batch. */
+    private final Map<Integer, Long> batches = new ConcurrentHashMap<>();
 
-    /** Serves, on every address, worker 0 of the job whose id {@code jobIdOf} gives for the address's number. */
-    IdleWorkers(IntFunction<String> jobIdOf) throws IOException {
-        this.jobIdOf = jobIdOf;
-        server = HttpServer.create(new InetSocketAddress("0.0.0.0", StreamJobResources.WORKER_HTTP_PORT), 512);
-        server.setExecutor(Executors.newFixedThreadPool(4));
-        server.createContext("/progress", exchange -> worker(index(exchange.getLocalAddress().getAddress().getHostAddress()))
-                .endpoint().handle(exchange));
-        server.start();
+    /**
+     * @param namespaces the jobs' namespaces (a job's id follows from its number)
+     * @param processes  how many processes serve the workers
+     * @param logs       where the other processes' standard error goes
+     */
+    IdleWorkers(int namespaces, int processes, Path logs) throws IOException {
+        this.processes = processes;
+        this.local = new IdleWorkerServer(index -> OperatorBenchmark.jobId(index, namespaces), 0, processes);
+        try {
+            for (int p = 1; p < processes; p++) {
+                children.add(start(p, namespaces, logs.resolve("idle-workers-" + p + ".log")));
+            }
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private Child start(int process, int namespaces, Path log) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Process child = new ProcessBuilder(java, "-Xmx1g", "-cp", System.getProperty("java.class.path"),
+                "-Dsun.net.httpserver.maxIdleConnections=1000000", "-Djava.util.logging.config.file=/dev/null",
+                IdleWorkerServer.class.getName(), Integer.toString(process), Integer.toString(processes), Integer.toString(namespaces))
+                .redirectError(log.toFile()).start();
+        Child started = new Child(child, new PrintStream(child.getOutputStream(), true, StandardCharsets.UTF_8),
+                new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8)));
+        expect(started, "ready", "idle workers process " + process + " did not start (its log: " + log + ")");
+        return started;
     }
 
     /** The address of the worker of job number {@code index}. */
-    static String address(int index) {
-        return "127.1." + (index / 256) + "." + (index % 256);
-    }
-
-    private static int index(String ip) {
-        String[] octets = ip.split("\\.");
-        return Integer.parseInt(octets[2]) * 256 + Integer.parseInt(octets[3]);
+    String address(int index) {
+        return IdleWorkerServer.address(index, processes);
     }
 
     /** The batch the worker of job number {@code index} reports committed. */
     long batch(int index) {
-        return worker(index).document().get().batchId();
+        return batches.getOrDefault(index, IdleWorkerServer.FIRST_BATCH);
     }
 
-    /** The worker of job number {@code index} commits one more batch of 10 records: its next answer says so. */
+    /** The worker of job number {@code index} commits one more batch: its next answer says so. */
     void commit(int index) {
-        Worker worker = worker(index);
-        worker.document().set(document(index, worker.document().get().batchId() + 1));
+        int process = index % processes;
+        if (process == 0) {
+            local.commit(index);
+        } else {
+            Child child = children.get(process - 1);
+            synchronized (child) {
+                child.commands().println("commit " + index);
+                expect(child, "ok", "idle workers process " + process + " did not take the commit of worker " + index);
+            }
+        }
+        batches.merge(index, IdleWorkerServer.FIRST_BATCH + 1, (old, one) -> old + 1);
     }
 
-    private Worker worker(int index) {
-        return workers.computeIfAbsent(index, i -> {
-            AtomicReference<Progress> document = new AtomicReference<>(document(i, FIRST_BATCH));
-            return new Worker(document, new ProgressEndpoint(document::get, waits));
-        });
-    }
-
-    /** Worker 0 idle after batch {@code batchId}, 10 records a batch from offset 500, no lag. */
-    private Progress document(int index, long batchId) {
-        long offset = 500 + 10 * (batchId - FIRST_BATCH);
-        return Progress.parse(ProgressDocuments.json(jobIdOf.apply(index), 0, EngineState.IDLE, batchId,
-                Map.of("orders-0", new long[] {offset, offset}), true, null));
+    private static void expect(Child child, String answer, String failure) {
+        try {
+            String line = child.answers().readLine();
+            if (!answer.equals(line)) {
+                throw new IllegalStateException(failure + ": got " + line);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(failure, e);
+        }
     }
 
     @Override
     public void close() {
-        workers.values().forEach(w -> w.endpoint().close());
-        server.stop(0);
-        waits.shutdownNow();
+        local.close();
+        for (Child child : children) {
+            child.commands().close();
+            try {
+                if (!child.process().waitFor(10, TimeUnit.SECONDS)) {
+                    child.process().destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                child.process().destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }

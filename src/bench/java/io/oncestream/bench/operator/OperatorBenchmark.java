@@ -62,6 +62,8 @@ public final class OperatorBenchmark {
     private final int namespaces;
     private final int parallelism;
     private final int running;
+    /** How many processes serve the running workers (deploy/local/operator-benchmark.sh decides, from the open-files limit). */
+    private final int workerProcesses;
     private final Duration rest;
     private final Duration timeout;
     private final List<String> jvm;
@@ -76,6 +78,7 @@ public final class OperatorBenchmark {
         this.namespaces = Integer.parseInt(options.getOrDefault("namespaces", "10"));
         this.parallelism = Integer.parseInt(options.getOrDefault("parallelism", "1"));
         this.running = Integer.parseInt(options.getOrDefault("running", "0"));
+        this.workerProcesses = Integer.parseInt(options.getOrDefault("worker-processes", "1"));
         this.rest = Duration.ofSeconds(Long.parseLong(options.getOrDefault("rest-seconds", "60")));
         this.timeout = Duration.ofSeconds(Long.parseLong(options.getOrDefault("timeout-seconds", "2400")));
         this.jvm = List.of(("-Xmx" + options.getOrDefault("heap", "3g") + " -XX:+UseG1GC").split(" "));
@@ -89,7 +92,7 @@ public final class OperatorBenchmark {
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 == args.length) {
                 throw new IllegalArgumentException("usage: OperatorBenchmark --jobs N [--namespaces 10] [--parallelism 1]"
-                        + " [--running K] [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--profile FILE.jfr]; got " + String.join(" ", args));
+                        + " [--running K] [--worker-processes P] [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--profile FILE.jfr]; got " + String.join(" ", args));
             }
             options.put(args[i].substring(2), args[++i]);
         }
@@ -133,8 +136,8 @@ public final class OperatorBenchmark {
         heapByClass(first, jobs);
         atRest.report();
         row("at rest: StreamJobs, owned objects and pods changed by anyone", String.valueOf(changed));
-        IdleWorkers workers = running > 0 ? new IdleWorkers(index -> StreamJobResources.jobId(namespace(index % namespaces),
-                jobName(index))) : null;
+        IdleWorkers workers = running > 0 ? new IdleWorkers(namespaces, workerProcesses,
+                Path.of(System.getProperty("oncestream.repo.dir", "."), "target", "operator-bench")) : null;
         if (workers != null) {
             measureRunning(first, audit, counts, workers, atRest.cpu / atRest.seconds);
         }
@@ -266,8 +269,9 @@ public final class OperatorBenchmark {
 
     /**
      * The first {@code running} jobs' worker pods marked Running, as a kubelet would, at
-     * addresses 127.1.x.y where one HTTP server of this process answers as each worker (idle:
-     * the same document until it is told to change); then the rest window again, with those
+     * addresses 127.p.x.y where an HTTP server of this process, or of one it started, answers as
+     * each worker ({@link IdleWorkers}: the same document until it is told to change); then the
+     * rest window again, with those
      * workers watched (long-polls answered 304 while nothing changes), and how fresh the status
      * is after one worker's change and after a burst of changes.
      *
@@ -276,13 +280,14 @@ public final class OperatorBenchmark {
      */
     private void measureRunning(OperatorProcess operator, AuditLog audit, ChildCounts counts, IdleWorkers workers, double idleCpu)
             throws Exception {
-        say("marking %,d worker pods Running at 127.1.x.y:%d", running, StreamJobResources.WORKER_HTTP_PORT);
+        say("marking %,d worker pods Running at 127.1.x.y:%d%s", running, StreamJobResources.WORKER_HTTP_PORT, workerProcesses == 1 ? ""
+                : String.format(Locale.ROOT, " to 127.%d.x.y (%d processes of idle workers)", workerProcesses, workerProcesses));
         ExecutorService pool = Executors.newFixedThreadPool(16);
         List<Future<?>> calls = new ArrayList<>();
         for (int i = 0; i < running; i++) {
             int index = i;
             calls.add(pool.submit(() -> {
-                String ip = IdleWorkers.address(index);
+                String ip = workers.address(index);
                 admin.pods().inNamespace(namespace(index % namespaces)).withName(jobName(index) + "-0")
                         .editStatus(p -> new PodBuilder(p).editOrNewStatus().withPhase("Running").withPodIP(ip)
                                 .withPodIPs(List.of(new PodIPBuilder().withIp(ip).build()))
@@ -367,6 +372,11 @@ public final class OperatorBenchmark {
             out.put(result, page == null ? -1 : metric(page, "oncestream_operator_progress_polls_total", "result=\"" + result + "\""));
         }
         return out;
+    }
+
+    /** The id of job number {@code index} of a run over {@code namespaces} namespaces. */
+    static String jobId(int index, int namespaces) {
+        return StreamJobResources.jobId(namespace(index % namespaces), jobName(index));
     }
 
     private static String jobName(int index) {
