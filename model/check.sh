@@ -16,7 +16,8 @@ if [ "${1:-}" = "--keep" ] && [ -n "${2:-}" ]; then work="$2"; mkdir -p "$work";
 for tool in spin gcc; do
   command -v "$tool" >/dev/null 2>&1 || { echo "[model] ERROR: $tool is not installed (apt-get install spin gcc)" >&2; exit 2; }
 done
-MUTATIONS=(COMMIT_BEFORE_ACK NO_FSYNC_OFFSETS FRESH_TIMESTAMPS_ON_REPLAY SKIP_OPEN_BATCH GROUP_BEFORE_COMMIT NO_FSYNC_AT_START)
+MUTATIONS=(COMMIT_BEFORE_ACK NO_FSYNC_OFFSETS FRESH_TIMESTAMPS_ON_REPLAY SKIP_OPEN_BATCH GROUP_BEFORE_COMMIT COMMIT_NOT_AWAITED
+  NO_COMMIT_IN_WAL NO_FSYNC_AT_START)
 status=0
 
 # verify NAME [DEFINE]: builds and runs the verifier; its output in $work/NAME.out

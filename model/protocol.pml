@@ -8,7 +8,10 @@
  * records per partition (the planner's choice stands for whatever Kafka's latest offset and
  * the batch cap give); the write-ahead entry offsets/N and the commit entry commits/N, each
  * appended once to its log and durable only once fdatasync'd (an older build's create-only
- * files, durable once their directory is fsync'd, behave the same way); writes sent
+ * files, durable once their directory is fsync'd, behave the same way); commits/N made durable
+ * while batch N+1 runs (the worker waits for it before the next commit, before it waits for
+ * records and before the group commit of N), with offsets/N+1 carrying it, so that recovery
+ * restores a commit a power loss took back once the next entry is durable; writes sent
  * asynchronously and applied by Cassandra in any order, last write wins by timestamp (equal
  * timestamps: the greater value); crashes (up to MAXCRASH) at every step: inside an entry's
  * append, between writes, before and after the commit and the group commit. A crash is a
@@ -32,11 +35,16 @@
  *                      with: recovery never skips an open batch nor plans it again (I4);
  *   group_behind_table a consumer-group offset never passes the end of the newest commit
  *                      that exists (I5), after every group commit and after every crash;
- *   recoverable        recovery never finds logs that do not belong together.
+ *   recoverable        recovery never finds logs that do not belong together, nor a commit
+ *                      missing below the newest (a hole: only a log's last entry can be lost).
  *
  * Mutations (each must yield a counterexample): MUTATION_COMMIT_BEFORE_ACK,
  * MUTATION_NO_FSYNC_OFFSETS, MUTATION_FRESH_TIMESTAMPS_ON_REPLAY, MUTATION_SKIP_OPEN_BATCH,
- * MUTATION_GROUP_BEFORE_COMMIT, and MUTATION_NO_FSYNC_AT_START: a worker that does not sync
+ * MUTATION_GROUP_BEFORE_COMMIT (the group offsets of N sent once commits/N is appended, before
+ * it is durable), MUTATION_COMMIT_NOT_AWAITED (commits/N appended while commits/N-1 may not be
+ * durable yet: two entries a power loss can take, the earlier alone), MUTATION_NO_COMMIT_IN_WAL
+ * (offsets/N+1 without the commit of N: nothing to restore it from), and
+ * MUTATION_NO_FSYNC_AT_START: a worker that does not sync
  * the checkpoint's logs when it opens them (the engine did not fsync its directories, until
  * this model showed a replay whose offsets entry a second power loss removes). The printf lines are the steps of a
  * trail (spin -t).
@@ -122,9 +130,42 @@ inline maybe_crash() {
     fi
 }
 
+/*
+ * Settles the last commit (b-1, the batch before the one at hand): waits until it is durable
+ * (its sync ran while the batch after it ran), then sends its group offsets (I5). Before each
+ * commit, and when the worker waits or stops.
+ */
+inline settle() {
+#ifdef MUTATION_COMMIT_NOT_AWAITED
+    /* not waited for: its sync may have finished, or not yet */
+    if
+    :: b > 0 && com_state[b-1] == WRITTEN -> com_state[b-1] = DURABLE; printf("STEP commits/%d durable (fdatasync)\n", b - 1)
+    :: true -> skip
+    fi;
+#else
+    if
+    :: b > 0 && com_state[b-1] == WRITTEN -> com_state[b-1] = DURABLE; printf("STEP commits/%d durable (fdatasync)\n", b - 1)
+    :: else -> skip
+    fi;
+#endif
+    if
+    :: pend_group && com_state[b-1] == DURABLE ->
+        p = 0;
+        do
+        :: p < P -> group[p] = off_end[(b-1)*P + p]; p++
+        :: else -> break
+        od;
+        printf("STEP group offsets of batch %d committed\n", b - 1);
+        check_group();
+        pend_group = false
+    :: else -> skip
+    fi
+}
+
 proctype worker() {
     byte b, p, i, j, e, o, c, ts, rec, n;
     bool replay, any;
+    bool pend_group;   /* the group offsets of batch b-1, committed in this run, not sent yet */
     byte chain[P];
 
 start:
@@ -144,8 +185,29 @@ start:
                if :: com_state[j] != ABSENT -> c = j :: else -> skip fi; j++
     :: else -> break
     od;
+    /* a commit missing below the newest one is a hole in the log: damage, not a crash's tail */
+    j = 0;
+    do
+    :: c != 255 && j < c -> assert(com_state[j] != ABSENT); /* recoverable */ j++
+    :: else -> break
+    od;
+    pend_group = false;
     if
     :: o == 255 -> assert(c == 255); /* recoverable */ b = 0; replay = false
+    :: o != 255 && ((c == 255 && o == 1) || (c != 255 && c + 2 == o)) ->
+#ifdef MUTATION_NO_COMMIT_IN_WAL
+        assert(false) /* recoverable: the commit offsets/o would carry is lost with nothing to restore it from */
+#else
+        /* offsets/o carries the commit of o-1, which a power loss took back: restored, durably */
+        p = 0;
+        do
+        :: p < P -> com_last[(o-1)*P + p] = off_base[o*P + p]; p++
+        :: else -> break
+        od;
+        com_state[o-1] = DURABLE;
+        printf("STEP recover: commits/%d restored from offsets/%d\n", o - 1, o);
+        b = o; replay = true
+#endif
     :: o != 255 && c == o -> b = o + 1; replay = false;
         printf("STEP recover: batch %d is committed, next is batch %d\n", o, b)
 #ifdef MUTATION_SKIP_OPEN_BATCH
@@ -194,7 +256,8 @@ next_batch:
         od;
         if
         :: !any ->
-            /* nothing left: every record is committed */
+            /* nothing left: every record is committed; the worker settles before it waits */
+            settle();
             printf("STEP done: batches 0..%d committed\n", b - 1);
             i = 0;
             do
@@ -288,18 +351,11 @@ acked:
 #ifdef MUTATION_COMMIT_BEFORE_ACK
     goto committed;
 #endif
-#ifdef MUTATION_GROUP_BEFORE_COMMIT
-    p = 0;
-    do
-    :: p < P -> group[p] = off_end[b*P + p]; p++
-    :: else -> break
-    od;
-    printf("STEP group offsets of batch %d committed, before its commit log\n", b);
-    check_group();
-#endif
 
 commit:
-    /* commits/b: appended, then fdatasync'd */
+    /* commits/b: appended; its fdatasync runs while batch b+1 runs, whose offsets entry carries it */
+    maybe_crash();
+    settle();
     maybe_crash();
     p = 0;
     do
@@ -307,24 +363,21 @@ commit:
     :: else -> break
     od;
     com_state[b] = WRITTEN;
-    printf("STEP commits/%d appended\n", b);
-    maybe_crash();
-    com_state[b] = DURABLE;
-    printf("STEP commits/%d durable (fdatasync)\n", b);
+    printf("STEP commits/%d appended (made durable while the next batch runs)\n", b);
 #ifdef MUTATION_COMMIT_BEFORE_ACK
     goto acked;
 committed:
 #endif
-    maybe_crash();
-
-#ifndef MUTATION_GROUP_BEFORE_COMMIT
+#ifdef MUTATION_GROUP_BEFORE_COMMIT
     p = 0;
     do
     :: p < P -> group[p] = off_end[b*P + p]; p++
     :: else -> break
     od;
-    printf("STEP group offsets of batch %d committed\n", b);
+    printf("STEP group offsets of batch %d committed, before its commit is durable\n", b);
     check_group();
+#else
+    pend_group = true;
 #endif
     maybe_crash();
     b++;

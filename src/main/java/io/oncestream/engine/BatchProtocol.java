@@ -32,8 +32,10 @@ import io.oncestream.engine.plan.Seed;
  * <li><b>read</b> exactly the planned ranges, each record with its write timestamp
  *     ({@link WriteTimestamps}), and filter and map it ({@link RecordDispatch});</li>
  * <li><b>write</b> every row, retried until Cassandra acknowledged all of them;</li>
- * <li><b>commit</b>: {@code commits/N}, durably;</li>
- * <li><b>group offsets</b>: the ends of N to the consumer group, for lag tools.</li>
+ * <li><b>commit</b>: {@code commits/N}, made durable while batch N+1 runs (whose write-ahead
+ *     entry carries it);</li>
+ * <li><b>group offsets</b>: the ends of N to the consumer group, for lag tools, once
+ *     {@code commits/N} is durable.</li>
  * </ol>
  * A crash anywhere leaves either an open batch, replayed by step 1 with the same records and
  * the same write timestamps, or a committed one; either way the table ends the same. What runs
@@ -60,6 +62,8 @@ final class BatchProtocol {
     private boolean seedDecided;
     /** The checkpoint's counts since the job started, as of the last committed batch. */
     private RecordTotals totals;
+    /** The consumer group's offsets of the last commit, sent once it is durable ({@link #settle}); null once sent. */
+    private Map<String, ChainPoint> groupPending;
 
     BatchProtocol(JobConfig config, Checkpoint checkpoint, Pipeline pipeline, Controls controls, Epoch epoch, RecordTotals totals) {
         this.config = config;
@@ -147,7 +151,10 @@ final class BatchProtocol {
             return Optional.of(new PlannedBatch(r.batchId(), r.offsets(), true));
         }
         Plan.Next n = (Plan.Next) plan;
-        if (!checkpoint.offsets().add(n.batchId(), n.offsets())) {
+        // The commit of the batch before travels with this entry: it may not be durable yet (step 5).
+        BatchOffsets offsets = checkpoint.commits().latest().filter(c -> c.batchId() == n.batchId() - 1)
+                .map(c -> n.offsets().following(c.value())).orElse(n.offsets());
+        if (!checkpoint.offsets().add(n.batchId(), offsets)) {
             throw new CheckpointException(checkpoint.offsets().directory().resolve(Long.toString(n.batchId())),
                     "already exists although the planner found no open batch");
         }
@@ -155,7 +162,7 @@ final class BatchProtocol {
             LOG.log(Level.WARNING, "batch " + n.batchId() + " skips " + n.offsets().lostRecords()
                     + " records Kafka no longer has (failOnDataLoss: false)");
         }
-        return Optional.of(new PlannedBatch(n.batchId(), n.offsets(), false));
+        return Optional.of(new PlannedBatch(n.batchId(), offsets, false));
     }
 
     private Plan plan(Map<String, KafkaOffsets> kafka) {
@@ -197,16 +204,44 @@ final class BatchProtocol {
         progress.sinkAvailable(true);
     }
 
-    /** Steps 5 and 6: {@code commits/N}, then the consumer group's offsets. */
+    /**
+     * Steps 5 and 6: {@code commits/N}, appended and made durable while the next batch runs
+     * (its write-ahead entry carries this commit, so a power loss that takes the commit back
+     * loses nothing: {@link Checkpoint} restores it), and the consumer group's offsets of the
+     * batch before, whose commit is durable by then ({@link #settle}).
+     */
     private void commit(PlannedBatch batch, BatchCounts counts, Map<String, Long> chain, long durationMs) {
         progress.state(EngineState.COMMITTING);
         RecordTotals after = totals.plus(counts.totals());
+        // Appended once the commit before it is durable (it normally is: it was synced while this batch ran).
         commitDurably(batch.id(), new BatchCommit(counts.read(), counts.filteredOut(), counts.written(), counts.deadLettered(),
                 durationMs, chain, clock(), after));
         totals = after;
+        sendGroupOffsets();
+        groupPending = batch.offsets().chainAfter(chain);
         controls.hooks().reached(ProtocolStep.AFTER_COMMIT_LOG, batch.id());
+    }
+
+    /**
+     * Waits until the last commit is durable, then sends its ends to the consumer group: the
+     * group never passes a commit that a power loss could take back (invariant I5). Called by
+     * the engine before it waits for records, seals or stops; each commit does the same for
+     * the commit before it.
+     */
+    void settle() {
+        checkpoint.commits().awaitDurable();
+        sendGroupOffsets();
+    }
+
+    /** The group offsets of the last commit but one (or, after {@link #settle}, the last), durable by now. */
+    private void sendGroupOffsets() {
+        Map<String, ChainPoint> group = groupPending;
+        if (group == null) {
+            return;
+        }
+        groupPending = null;
         try {
-            source.commitGroupOffsets(batch.offsets().chainAfter(chain));
+            source.commitGroupOffsets(group);
         } catch (SourceException e) {
             // The commit log is the truth: the group is for lag tools, and a lost volume's last
             // resort. The next batch commits again.
@@ -216,7 +251,8 @@ final class BatchProtocol {
     }
 
     /**
-     * Writes {@code commits/N}. A volume that is full or read-only now is waited out here, with
+     * Appends {@code commits/N}, once the commit before it is durable (a sync of that one that
+     * failed is tried again with each attempt). A volume that is full or read-only now is waited out here, with
      * back-off, instead of in {@link MicroBatchEngine#run()}: every row of the batch is
      * acknowledged, so only the commit is missing, and replaying the whole batch on each try
      * would rewrite it for nothing. An attempt that failed after linking the file leaves it in
@@ -228,7 +264,7 @@ final class BatchProtocol {
         String failure = null;
         while (true) {
             try {
-                if (checkpoint.commits().add(batchId, commit) || failedBefore) {
+                if (checkpoint.commits().addLazily(batchId, commit) || failedBefore) {
                     if (failedBefore) {
                         progress.state(EngineState.COMMITTING);
                         progress.errorPassed(failure);

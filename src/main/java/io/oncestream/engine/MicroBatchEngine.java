@@ -120,10 +120,14 @@ public final class MicroBatchEngine {
             StepResult result;
             try {
                 if (barrier.due()) {
+                    protocol.settle();
                     barrier.seal(protocol::seed, protocol.totals());
                     return Outcome.AT_BARRIER;
                 }
                 result = runOnce();
+                if (result == StepResult.IDLE || config.trigger().intervalMs() > 0) {
+                    protocol.settle(); // before it waits: the last commit durable, and the group at it
+                }
                 backoff.reset();
                 progress.errorPassed(waitedFor);
                 waitedFor = null;
@@ -158,6 +162,12 @@ public final class MicroBatchEngine {
                 Pause.upTo(Math.max(untilNextMs, result == StepResult.IDLE ? 100 : 0), clockMs,
                         () -> stopRequested.getAsBoolean() || epoch.ending());
             }
+        }
+        try {
+            protocol.settle();
+        } catch (CheckpointUnavailableException e) {
+            // Opening the checkpoint syncs its logs first: nothing is lost, the group catches up then.
+            LOG.log(Level.WARNING, "stopping with the last commit not known to be durable: " + e.getMessage());
         }
         progress.state(EngineState.STOPPED);
         return Outcome.STOPPED;

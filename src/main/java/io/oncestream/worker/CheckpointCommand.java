@@ -104,11 +104,14 @@ public final class CheckpointCommand {
         }
 
         static Report of(CheckpointContents c, int epoch, List<Integer> epochs) {
+            // A commit a power loss took back, which the next write-ahead entry carries, counts as the worker will restore it.
+            Map<Long, BatchCommit> commits = new java.util.TreeMap<>(c.commits());
+            c.restoredCommit().ifPresent(r -> commits.put(r.batchId(), r.value()));
             List<Batch> batches = new ArrayList<>();
-            c.offsets().forEach((id, offsets) -> batches.add(new Batch(id, c.commits().containsKey(id), offsets.partitions(),
+            c.offsets().forEach((id, offsets) -> batches.add(new Batch(id, commits.containsKey(id), offsets.partitions(),
                     offsets.size(), offsets.lostRecords(), Instant.ofEpochMilli(offsets.plannedAtMs()).toString(),
-                    c.commits().get(id))));
-            Long open = c.offsets().isEmpty() || c.commits().containsKey(c.offsets().lastKey()) ? null : c.offsets().lastKey();
+                    commits.get(id))));
+            Long open = c.offsets().isEmpty() || commits.containsKey(c.offsets().lastKey()) ? null : c.offsets().lastKey();
             var m = c.metadata();
             Savepoint savepoint = Checkpoint.readSavepoint(c.directory()).orElse(null);
             CheckpointSeal sealed = Checkpoint.readSeal(c.directory()).orElse(null);
@@ -137,8 +140,10 @@ public final class CheckpointCommand {
                 return new Next("refuse", null, "a worker refuses to start on this checkpoint: " + e.getMessage());
             }
             if (recovery instanceof Recovery.Replay replay) {
+                String restored = c.restoredCommit().map(r -> ", after restoring commits/" + r.batchId() + " from offsets/"
+                        + replay.batchId() + " (a power loss took it back before it was durable)").orElse("");
                 return new Next("replay", replay.batchId(), "replay batch " + replay.batchId() + " with exactly the ranges of offsets/"
-                        + replay.batchId() + " (" + ranges(replay.offsets()) + "), then continue");
+                        + replay.batchId() + " (" + ranges(replay.offsets()) + ")" + restored + ", then continue");
             }
             if (recovery instanceof Recovery.NextBatch after) {
                 String starts = after.previous().partitions().entrySet().stream()

@@ -119,6 +119,11 @@ class EngineCrashTest {
             for (ProtocolStep step : ProtocolStep.values()) {
                 crashes.add(Crash.at(step, k));
             }
+            // commits/k is made durable while batch k+1 runs: a power loss can take it back.
+            crashes.add(Crash.losingCommit(ProtocolStep.AFTER_COMMIT_LOG, k));
+            if (k > 0) {
+                crashes.add(Crash.losingCommit(ProtocolStep.AFTER_WAL, k)); // offsets/k durable, commits/k-1 taken back
+            }
             for (String log : List.of("offsets", "commits")) {
                 for (AppendPoint point : AppendPoint.values()) {
                     crashes.add(Crash.appending(log, k, point, false));
@@ -190,15 +195,16 @@ class EngineCrashTest {
         LastWriteWinsSink table = new LastWriteWinsSink("id", 3, crash.toString().hashCode());
         List<String> ahead = watchGroupOffsets(source);
 
-        assertThatThrownBy(() -> run(crash.files(), source, table, crash.hooks()))
+        assertThatThrownBy(() -> run(crash.files(), source, table, crash.hooks(dir)))
                 .isInstanceOf(SimulatedCrash.class).hasMessage("simulated crash: " + crash);
 
         CheckpointOnDisk disk = new CheckpointOnDisk(dir);
         long k = crash.batch();
         assertThat(disk.latest("offsets")).as("offsets/k after the crash")
                 .isEqualTo(crash.walDurable() ? Optional.of(k) : k > 0 ? Optional.of(k - 1) : Optional.empty());
+        long lastCommit = crash.commitDurable() ? k : crash.commitBeforeLost() ? k - 2 : k - 1;
         assertThat(disk.latest("commits")).as("commits/k after the crash")
-                .isEqualTo(crash.commitDurable() ? Optional.of(k) : k > 0 ? Optional.of(k - 1) : Optional.empty());
+                .isEqualTo(lastCommit >= 0 ? Optional.of(lastCommit) : Optional.empty());
         Optional<BatchOffsets> wal = crash.walDurable() ? Optional.of(disk.offsets(k)) : Optional.empty();
         if (crash.readsBatch()) {
             assertThat(source.reads()).hasSize((int) k + 1);
@@ -386,7 +392,7 @@ class EngineCrashTest {
         LastWriteWinsSink table = new LastWriteWinsSink("id", 3, 1);
         List<String> ahead = watchGroupOffsets(source);
         Crash crash = Crash.at(ProtocolStep.AFTER_COMMIT_LOG, BATCHES - 1);
-        assertThatThrownBy(() -> run(crash.files(), source, table, crash.hooks())).isInstanceOf(SimulatedCrash.class);
+        assertThatThrownBy(() -> run(crash.files(), source, table, crash.hooks(dir))).isInstanceOf(SimulatedCrash.class);
         assertThat(source.groupOffsets()).as("the group one batch behind").isNotEqualTo(latestOffsets(source));
         int reads = source.reads().size();
 
@@ -418,16 +424,16 @@ class EngineCrashTest {
         List<String> ahead = watchGroupOffsets(source);
         long k = BATCHES - 1;
         ProtocolHooks hooks = switch (mutation) {
-            case COMMIT_BEFORE_ACK -> Crash.at(ProtocolStep.AFTER_COMMIT_LOG, k).hooks();
+            case COMMIT_BEFORE_ACK -> Crash.at(ProtocolStep.AFTER_COMMIT_LOG, k).hooks(dir);
             case GROUP_BEFORE_COMMIT -> (step, batchId) -> {
                 if (step == ProtocolStep.AFTER_SINK && batchId == k) {
                     Map<String, ChainPoint> ends = new TreeMap<>();
                     new CheckpointOnDisk(dir).offsets(k).partitions().forEach((p, r) -> ends.put(p, new ChainPoint(r.end(), 0)));
                     source.commitGroupOffsets(ends);
-                    Crash.at(step, k).hooks().reached(step, batchId);
+                    Crash.at(step, k).hooks(dir).reached(step, batchId);
                 }
             };
-            default -> Crash.at(ProtocolStep.MID_WRITE, k).hooks();
+            default -> Crash.at(ProtocolStep.MID_WRITE, k).hooks(dir);
         };
         RowSink sink = mutation == Mutation.COMMIT_BEFORE_ACK ? new AcknowledgesTooSoon(table, k) : table;
         assertThatThrownBy(() -> run(NO_CRASH, source, sink, hooks)).isInstanceOf(SimulatedCrash.class);
@@ -660,6 +666,15 @@ class EngineCrashTest {
             return new Crash(step, null, null, null, false, batch);
         }
 
+        /**
+         * At {@code step} of batch {@code batch}, then a power loss that takes back the newest
+         * commit, whose {@code fdatasync} runs while the next batch runs: after the commit log,
+         * commits/batch; after the write-ahead entry, commits/batch-1 (offsets/batch carries it).
+         */
+        static Crash losingCommit(ProtocolStep step, long batch) {
+            return new Crash(step, null, null, null, true, batch);
+        }
+
         static Crash writing(String file, long batch, WritePoint point, boolean powerLoss) {
             return new Crash(null, file, point, null, powerLoss, batch);
         }
@@ -686,9 +701,14 @@ class EngineCrashTest {
 
         boolean commitDurable() {
             if (step != null) {
-                return step == ProtocolStep.AFTER_COMMIT_LOG;
+                return step == ProtocolStep.AFTER_COMMIT_LOG && !powerLoss;
             }
             return file.startsWith("commits") && fileLeft();
+        }
+
+        /** Whether the power loss took back the commit of the batch before: the commit log ends two batches before the offset log. */
+        boolean commitBeforeLost() {
+            return step != null && powerLoss && step != ProtocolStep.AFTER_COMMIT_LOG;
         }
 
         /** Whether the first run read batch k before crashing. */
@@ -696,9 +716,13 @@ class EngineCrashTest {
             return step != null ? step != ProtocolStep.AFTER_WAL : file.startsWith("commits");
         }
 
-        ProtocolHooks hooks() {
+        ProtocolHooks hooks(Path checkpoint) {
             return (reached, batchId) -> {
                 if (reached == step && batchId == batch) {
+                    if (powerLoss) {
+                        long lost = LogFiles.dropLastEntry(checkpoint.resolve("commits"));
+                        assertThat(lost).as("the commit taken back").isEqualTo(step == ProtocolStep.AFTER_COMMIT_LOG ? batch : batch - 1);
+                    }
                     throw new SimulatedCrash(this);
                 }
             };
@@ -737,7 +761,8 @@ class EngineCrashTest {
         @Override
         public String toString() {
             if (step != null) {
-                return step + " of batch " + batch;
+                return step + " of batch " + batch + (powerLoss ? ", then power loss taking back commits/"
+                        + (step == ProtocolStep.AFTER_COMMIT_LOG ? batch : batch - 1) : "");
             }
             return appendPoint != null ? "appending " + file + "/" + batch + ", at " + appendPoint + (powerLoss ? ", then power loss" : "")
                     : "writing " + file + ", at " + point + (powerLoss ? ", then power loss" : "");

@@ -210,6 +210,45 @@ class GoldenCheckpointRecoveryTest {
         assertThat(new CheckpointOnDisk(checkpoint).batchIds("offsets")).containsExactly(0L, 1L);
     }
 
+    /**
+     * {@code golden-restore}: the appended golden checkpoint after this build replayed batch 1,
+     * committed it and planned batch 2 ({@code orders-1 [200, 230)}, {@code payments-0 [80, 95)}),
+     * whose write-ahead entry carries the commit of batch 1; then a power loss took that commit
+     * back before its {@code fdatasync} (the commit log holds batch 0 only). The commit is
+     * restored from {@code offsets/2}, batch 2 is replayed with its recorded ranges and bases,
+     * and the counts since the job started are exact.
+     */
+    @Test
+    void aCommitAPowerLossTookBackIsRestoredFromTheNextWriteAheadEntryAndTheOpenBatchReplayed() throws Exception {
+        Path checkpoint = GoldenCheckpoint.copyRestoreTo(dir.resolve("checkpoint"));
+        CheckpointOnDisk disk = new CheckpointOnDisk(checkpoint);
+        assertThat(disk.batchIds("offsets")).containsExactly(0L, 1L, 2L);
+        assertThat(disk.batchIds("commits")).containsExactly(0L);
+        BatchOffsets open = disk.offsets(2);
+        InMemorySource source = source();
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 7, 3);
+
+        assertThat(run(checkpoint, source, table)).isEqualTo(MicroBatchEngine.Outcome.COMPLETED);
+
+        assertThat(source.reads()).as("batch 2 replayed, nothing else").containsExactly(open.partitions());
+        assertThat(open.partitions()).isEqualTo(Map.of(
+                "orders-1", new PartitionRange(200, ORDERS_LATEST, ORDERS_BASE + 80),
+                "payments-0", new PartitionRange(80, PAYMENTS_LATEST, PAYMENTS_BASE)));
+        assertThat(disk.batchIds("commits")).containsExactly(0L, 1L, 2L);
+        assertThat(disk.commit(1).lastTimestamps()).isEqualTo(Map.of("orders-1", ORDERS_BASE + 80, "payments-0", PAYMENTS_BASE));
+        assertThat(disk.commit(1).recordsRead()).isEqualTo(80);
+        assertThat(disk.commit(1).totals().read()).as("batch 0's 200 and batch 1's 80").isEqualTo(280);
+        assertThat(disk.commit(2).totals().read()).as("and batch 2's 45, once").isEqualTo(280 + 30 + 15);
+        for (long offset = 200; offset < ORDERS_LATEST; offset++) {
+            Long ts = table.timestampOf("orders-1", offset);
+            if (ts != null) {
+                assertThat(ts).as("write timestamp of orders-1@" + offset).isEqualTo(ORDERS_BASE + 81 + (offset - 200));
+            }
+        }
+        assertThat(table.rows()).isEqualTo(rowsOf(200, 80));
+        assertThat(source.groupOffsets()).isEqualTo(Map.of("orders-1", ORDERS_LATEST, "payments-0", PAYMENTS_LATEST));
+    }
+
     /** Ways a segment can be damaged. */
     enum SegmentDamage {
         EMPTY, GARBLED_FIRST_ENTRY;
@@ -294,13 +333,18 @@ class GoldenCheckpointRecoveryTest {
 
     /** The rows of the records after the committed batch 0, applied in offset order per partition (their ids differ). */
     private static Map<String, Map<String, Object>> expectedRows() {
+        return rowsOf(120, 80);
+    }
+
+    /** The rows of the records from {@code orders} of orders-1 and {@code payments} of payments-0 on, applied in offset order. */
+    private static Map<String, Map<String, Object>> rowsOf(long orders, long payments) {
         Map<String, Map<String, Object>> rows = new TreeMap<>();
-        for (long offset = 120; offset < ORDERS_LATEST; offset++) {
+        for (long offset = orders; offset < ORDERS_LATEST; offset++) {
             if (offset % 4 != 0) {
                 rows.put("o" + offset % 7, Map.of("id", "o" + offset % 7, "amount", offset));
             }
         }
-        for (long offset = 80; offset < PAYMENTS_LATEST; offset++) {
+        for (long offset = payments; offset < PAYMENTS_LATEST; offset++) {
             rows.put("p" + offset % 3, Map.of("id", "p" + offset % 3, "amount", offset));
         }
         return rows;

@@ -70,7 +70,7 @@ class ProtocolDocsTest {
         while (m.find()) {
             listed.add(m.group(1));
         }
-        assertThat(listed).hasSize(12);
+        assertThat(listed).hasSize(14);
         for (String mutation : listed) {
             assertThat(model).as(mutation).containsPattern("#(ifn?def|(el)?if defined\\() ?MUTATION_" + mutation + "\\b");
             assertThat(check).as(mutation + " in check.sh").contains(mutation);

@@ -24,7 +24,8 @@ import io.oncestream.testing.LocalService;
 class ProtocolModelTest {
 
     private static final List<String> MUTATIONS = List.of("COMMIT_BEFORE_ACK", "NO_FSYNC_OFFSETS",
-            "FRESH_TIMESTAMPS_ON_REPLAY", "SKIP_OPEN_BATCH", "GROUP_BEFORE_COMMIT", "NO_FSYNC_AT_START");
+            "FRESH_TIMESTAMPS_ON_REPLAY", "SKIP_OPEN_BATCH", "GROUP_BEFORE_COMMIT", "COMMIT_NOT_AWAITED", "NO_COMMIT_IN_WAL",
+            "NO_FSYNC_AT_START");
     /** model/rescale.pml's mutations of the hand-off (docs/protocol.md §11). */
     private static final List<String> RESCALE_MUTATIONS = List.of("NEW_OWNER_RESTARTS_CHAIN", "SAVEPOINT_BEFORE_SEAL",
             "SEALED_WORKER_PLANS_AGAIN", "SEAL_FROM_OFFSETS_NOT_COMMITS", "REPORT_SEAL_BEFORE_FSYNC", "EMPTY_SEAL_FORGETS_SAVEPOINT");

@@ -45,6 +45,15 @@ public final class GoldenCheckpoint {
         return copy(appendedDirectory(), APPENDED_FILES, target);
     }
 
+    /**
+     * A copy of {@code golden-restore} in {@code target} (created), which it returns: the appended
+     * checkpoint after batch 1 was committed and batch 2 planned, its write-ahead entry carrying
+     * the commit of batch 1, which a power loss then took back (the files as {@link #APPENDED_FILES}).
+     */
+    public static Path copyRestoreTo(Path target) {
+        return copy(resource("/checkpoint/golden-restore"), APPENDED_FILES, target);
+    }
+
     private static Path resource(String name) {
         try {
             return Path.of(GoldenCheckpoint.class.getResource(name).toURI());

@@ -122,6 +122,20 @@ class CheckpointCommandTest {
     }
 
     @Test
+    void aCommitAPowerLossTookBackIsShownAsTheWorkerWillRestoreIt(@TempDir Path tmp) throws IOException {
+        Path dir = GoldenCheckpoint.copyRestoreTo(tmp.resolve("checkpoint"));
+        byte[] commitsBefore = Files.readAllBytes(dir.resolve("commits/log-0"));
+        Result r = run("inspect", dir.toString());
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(r.out).contains("batches 0..2 retained: 2 committed, 1 open")
+                .contains("batch 1  committed")
+                .contains("batch 2  OPEN       45 records  orders-1 [200, 230), payments-0 [80, 95)")
+                .endsWith("next: replay batch 2 with exactly the ranges of offsets/2 (orders-1 [200, 230), payments-0 [80, 95)),"
+                        + " after restoring commits/1 from offsets/2 (a power loss took it back before it was durable), then continue\n");
+        assertThat(Files.readAllBytes(dir.resolve("commits/log-0"))).as("nothing restored by inspecting").isEqualTo(commitsBefore);
+    }
+
+    @Test
     void readsWhileAWorkerHoldsTheLockAndChangesNothing(@TempDir Path tmp) throws IOException {
         Path dir = copyOfGolden(tmp);
         Files.writeString(dir.resolve("offsets/.2.tmp-left-by-a-crash"), "v1\n{");

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
@@ -92,6 +94,12 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
     private Entry<T> latest;
     /** What a crash left at the end of the last segment, cut off before the next append; null if none. */
     private IncompleteTail torn;
+    /** The last entry {@link #addLazily added lazily}, until it is known to be durable; null when none is pending. */
+    private Pending pending;
+
+    /** An entry appended by {@link #addLazily}, whose {@code fdatasync} runs on another thread. */
+    private record Pending(long batchId, FileChannel channel, Path file, long start, Future<?> sync) {
+    }
 
     /**
      * Opens the log in {@code dir} for writing (creating the directory if needed). An incomplete
@@ -159,7 +167,52 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
 
     @Override
     public boolean add(long batchId, T entry) {
+        return add(batchId, entry, false);
+    }
+
+    /**
+     * As {@link #add}, but returns once the entry is appended, before it is durable: its
+     * {@code fdatasync} runs on another thread while the caller goes on. The next {@link #add}
+     * or {@code addLazily}, {@link #awaitDurable} and {@link #close} wait for it first, so at
+     * most the last entry of the log is ever not durable, and a crash can still only tear the
+     * last frame. What the caller does meanwhile must hold whether or not the entry survives
+     * a power loss (the commit log: the next write-ahead entry carries the commit, see
+     * {@link Checkpoint}).
+     */
+    public boolean addLazily(long batchId, T entry) {
+        return add(batchId, entry, true);
+    }
+
+    /**
+     * Waits until the entry {@link #addLazily added lazily} is durable. A sync that failed is
+     * tried again here, in the caller's thread: until it succeeds, the entry may not be durable,
+     * and nothing is appended after it.
+     */
+    public void awaitDurable() {
+        Pending p = pending;
+        if (p == null) {
+            return;
+        }
+        try {
+            p.sync().get();
+        } catch (ExecutionException failed) {
+            try {
+                files.syncAppended(p.channel(), p.file(), p.start());
+            } catch (IOException e) {
+                throw new CheckpointUnavailableException(p.file(), "cannot make batch " + p.batchId() + "'s entry durable: "
+                        + Checkpoint.describe(e, p.file()), e);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CheckpointUnavailableException(p.file(), "interrupted while batch " + p.batchId()
+                    + "'s entry is made durable", null);
+        }
+        pending = null;
+    }
+
+    private boolean add(long batchId, T entry, boolean lazily) {
         requireWritable();
+        awaitDurable();
         if (batchId < 0) {
             throw new IllegalArgumentException("batch id must not be negative: " + batchId);
         }
@@ -211,7 +264,16 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
                         + tailEnd + ": another process is appending to this checkpoint (a volume whose file locks do not work?)");
             }
             tail.position(position);
-            files.append(tail, file, frame(batchId, bytes));
+            if (lazily && !files.syncsInline()) {
+                files.appendUnsynced(tail, file, frame(batchId, bytes));
+                FileChannel channel = tail;
+                pending = new Pending(batchId, channel, file, position, DurableFiles.SYNCS.submit(() -> {
+                    files.syncAppended(channel, file, position);
+                    return null;
+                }));
+            } else {
+                files.append(tail, file, frame(batchId, bytes));
+            }
             stale = false;
             index.put(batchId, new Location(file, position + HEADER_BYTES, bytes.length));
             tailEntries++;
@@ -492,8 +554,21 @@ public final class AppendBatchLog<T> implements BatchLog<T> {
         }
     }
 
-    /** Closes the segment being appended to. */
+    /**
+     * Closes the segment being appended to, once an entry {@link #addLazily added lazily} is
+     * durable. If its sync fails again, that is logged: the next opening of the log syncs its
+     * last segment before anything reads it.
+     */
     public void close() {
+        try {
+            if (files != null) {
+                awaitDurable();
+            }
+        } catch (CheckpointUnavailableException e) {
+            java.util.logging.Logger.getLogger(AppendBatchLog.class.getName()).warning(e.getMessage()
+                    + "; the next worker to open the checkpoint syncs it first");
+            pending = null;
+        }
         closeTail();
     }
 }

@@ -57,7 +57,34 @@ public final class Checkpoint implements AutoCloseable {
         this.lock = lock;
         this.offsets = new AppendBatchLog<>(dir.resolve("offsets"), BatchOffsets.class, files, segmentEntries);
         this.commits = new AppendBatchLog<>(dir.resolve("commits"), BatchCommit.class, files, segmentEntries);
+        Optional<BatchLog.Entry<BatchCommit>> lost = lostCommit(offsets.latest(), commits.latest());
+        if (lost.isPresent()) {
+            commits.add(lost.get().batchId(), lost.get().value());
+            java.util.logging.Logger.getLogger(Checkpoint.class.getName()).info("commit of batch " + lost.get().batchId()
+                    + " restored from the write-ahead entry of batch " + (lost.get().batchId() + 1) + " (" + offsets.directory()
+                    + "): it was not durable yet when the worker stopped");
+        }
         checkLogsAgree(offsets, commits);
+    }
+
+    /**
+     * The commit of batch N-1 that the write-ahead entry of batch N carries, when the commit log
+     * ends at N-2 (or holds nothing, for N = 1): a commit is made durable while the next batch
+     * runs, so a power loss can take it back once that batch's write-ahead entry is durable,
+     * which is appended only after every row of N-1 was acknowledged. Empty otherwise, also
+     * for such logs whose entry does not carry it (an older build's: damage).
+     */
+    static Optional<BatchLog.Entry<BatchCommit>> lostCommit(Optional<BatchLog.Entry<BatchOffsets>> lastOffsets,
+            Optional<BatchLog.Entry<BatchCommit>> lastCommit) {
+        if (lastOffsets.isEmpty()) {
+            return Optional.empty();
+        }
+        long n = lastOffsets.get().batchId();
+        long c = lastCommit.map(BatchLog.Entry::batchId).orElse(-1L);
+        if (n < 1 || c != n - 2) {
+            return Optional.empty();
+        }
+        return lastOffsets.get().value().restoredCommitBefore().map(commit -> new BatchLog.Entry<>(n - 1, commit));
     }
 
     /**
@@ -228,6 +255,7 @@ public final class Checkpoint implements AutoCloseable {
      * one is an error.
      */
     public void seal(CheckpointSeal seal) {
+        commits.awaitDurable(); // the commit the seal follows is durable before the seal is
         Path file = dir.resolve(SEALED);
         try {
             if (!files.createAtomically(file, CheckpointJson.encode(seal))) {

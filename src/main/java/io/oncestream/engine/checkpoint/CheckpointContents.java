@@ -56,10 +56,22 @@ public record CheckpointContents(Path directory, CheckpointMetadata metadata, So
                 : Optional.of(new BatchLog.Entry<>(offsets.lastKey(), offsets.get(offsets.lastKey())));
     }
 
-    /** The newest entry of the commit log, as planning reads it. */
+    /**
+     * The newest entry of the commit log, as planning reads it once a worker opened the
+     * checkpoint: a commit that the newest write-ahead entry carries because a power loss took
+     * it back from the commit log is restored then, and is the newest ({@link #restoredCommit}).
+     */
     public Optional<BatchLog.Entry<BatchCommit>> latestCommit() {
-        return commits.isEmpty() ? Optional.empty()
+        Optional<BatchLog.Entry<BatchCommit>> logged = commits.isEmpty() ? Optional.empty()
                 : Optional.of(new BatchLog.Entry<>(commits.lastKey(), commits.get(commits.lastKey())));
+        return restoredCommit().or(() -> logged);
+    }
+
+    /** The commit that the newest write-ahead entry carries and the commit log lost (restored when a worker opens it), if any. */
+    public Optional<BatchLog.Entry<BatchCommit>> restoredCommit() {
+        Optional<BatchLog.Entry<BatchCommit>> logged = commits.isEmpty() ? Optional.empty()
+                : Optional.of(new BatchLog.Entry<>(commits.lastKey(), commits.get(commits.lastKey())));
+        return Checkpoint.lostCommit(latestOffsets(), logged);
     }
 
     private static <T> SortedMap<Long, T> entries(BatchLog<T> log) {

@@ -32,8 +32,13 @@ final class CheckpointJson {
      */
     private static final java.util.Map<Class<?>, java.util.List<String>> ADDED_FIELDS = java.util.Map.of(
             BatchCommit.class, java.util.List.of("totals"),
+            BatchOffsets.class, java.util.List.of("committedBefore"),
             CheckpointSeal.class, java.util.List.of("totals"),
             Savepoint.class, java.util.List.of("totals"));
+
+    /** Fields that hold a document of another type, whose own added fields are filled in the same way. */
+    private static final java.util.Map<Class<?>, java.util.Map<String, Class<?>>> NESTED = java.util.Map.of(
+            BatchOffsets.class, java.util.Map.of("committedBefore", BatchCommit.class));
 
     private CheckpointJson() {
     }
@@ -59,13 +64,7 @@ final class CheckpointJson {
         }
         try {
             com.fasterxml.jackson.databind.JsonNode tree = MAPPER.readTree(text.substring(newline + 1));
-            if (tree instanceof com.fasterxml.jackson.databind.node.ObjectNode object) {
-                ADDED_FIELDS.getOrDefault(type, java.util.List.of()).forEach(f -> {
-                    if (!object.has(f)) {
-                        object.putNull(f);
-                    }
-                });
-            }
+            fillAddedFields(tree, type);
             T value = tree == null || tree.isMissingNode() || tree.isNull() ? null : MAPPER.treeToValue(tree, type);
             if (value == null) {
                 throw new CheckpointException(file, "no JSON document after the version line");
@@ -74,6 +73,18 @@ final class CheckpointJson {
         } catch (IOException e) {
             throw new CheckpointException(file, "not a valid " + type.getSimpleName() + ": "
                     + e.getMessage().lines().findFirst().orElse(""), e);
+        }
+    }
+
+    /** Puts a null for each of {@link #ADDED_FIELDS} that {@code tree}, a {@code type}, lacks, also in the documents it holds. */
+    private static void fillAddedFields(com.fasterxml.jackson.databind.JsonNode tree, Class<?> type) {
+        if (tree instanceof com.fasterxml.jackson.databind.node.ObjectNode object) {
+            ADDED_FIELDS.getOrDefault(type, java.util.List.of()).forEach(f -> {
+                if (!object.has(f)) {
+                    object.putNull(f);
+                }
+            });
+            NESTED.getOrDefault(type, java.util.Map.of()).forEach((f, nested) -> fillAddedFields(object.get(f), nested));
         }
     }
 

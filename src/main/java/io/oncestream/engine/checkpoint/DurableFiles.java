@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 
 /**
@@ -167,6 +169,16 @@ public final class DurableFiles {
      * end: a reader must recognise an incomplete last record ({@link AppendBatchLog} does).
      */
     public void append(FileChannel channel, Path file, ByteBuffer bytes) throws IOException {
+        long start = channel.position();
+        appendUnsynced(channel, file, bytes);
+        syncAppended(channel, file, start);
+    }
+
+    /**
+     * The first half of {@link #append}: the bytes written at {@code channel}'s end, not yet
+     * durable ({@link AppendPoint#HALF_WRITTEN}, {@link AppendPoint#WRITTEN}).
+     */
+    public void appendUnsynced(FileChannel channel, Path file, ByteBuffer bytes) throws IOException {
         long start = appendProbe == null ? -1 : channel.position();
         try {
             if (appendProbe != null) {
@@ -180,6 +192,18 @@ public final class DurableFiles {
             if (appendProbe != null) {
                 appendProbe.reached(AppendPoint.WRITTEN, file, start);
             }
+        } catch (IOException e) {
+            throw naming(file, e);
+        }
+    }
+
+    /**
+     * The second half of {@link #append}: what was appended from byte {@code start} made durable
+     * with {@code fdatasync} ({@link AppendPoint#SYNCED}). Safe to call from another thread than
+     * the one that appended, once the append returned.
+     */
+    public void syncAppended(FileChannel channel, Path file, long start) throws IOException {
+        try {
             if (fsync) {
                 channel.force(false);
             }
@@ -190,6 +214,22 @@ public final class DurableFiles {
             throw naming(file, e);
         }
     }
+
+    /**
+     * Whether {@link AppendBatchLog#addLazily} syncs in the calling thread: in the crash tests,
+     * whose probes must stop the thread that runs the protocol where a crash would. The real
+     * thing syncs on a thread of its own ({@link #SYNCS}).
+     */
+    boolean syncsInline() {
+        return probe != null || appendProbe != null;
+    }
+
+    /** The thread that makes lazily appended entries durable, one for the process (a worker has one checkpoint). */
+    static final ExecutorService SYNCS = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "checkpoint-sync");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     /**
      * {@code failure} as an error of {@code target}: a failed write or fsync says only "No space

@@ -61,6 +61,27 @@ class AppendBatchLogTest {
     }
 
     @Test
+    void anEntryAddedLazilyIsReadAtOnceAndEveryLaterAppendWaitsUntilItIsDurable() {
+        AppendBatchLog<BatchCommit> log = open(2);
+        assertThat(log.addLazily(0, commit(0))).isTrue();
+        assertThat(log.latest()).as("read before its sync is known to be done").hasValue(new BatchLog.Entry<>(0L, commit(0)));
+        assertThat(log.addLazily(1, commit(1))).isTrue();
+        assertThat(log.addLazily(1, commit(99))).as("an entry is never replaced").isFalse();
+        assertThat(log.addLazily(2, commit(2))).as("into a new segment").isTrue();
+        log.awaitDurable();
+        log.awaitDurable(); // nothing pending: returns at once
+        log.add(3, commit(3));
+        assertThat(log.addLazily(4, commit(4))).isTrue();
+        log.close(); // waits for batch 4's sync
+        assertThat(files()).containsExactly("log-0", "log-2", "log-4");
+        AppendBatchLog<BatchCommit> reopened = open(2);
+        assertThat(reopened.batchIds()).containsExactly(0L, 1L, 2L, 3L, 4L);
+        assertThat(reopened.get(4)).hasValue(commit(4));
+        assertThat(reopened.incompleteTail()).isEmpty();
+        reopened.close();
+    }
+
+    @Test
     void segmentsRollOverAndWholeSegmentsBelowTheCutArePurged() {
         AppendBatchLog<BatchCommit> log = open(3);
         for (long n = 0; n < 8; n++) {

@@ -121,6 +121,43 @@ class CheckpointLogsAgreeTest {
     }
 
     @Test
+    void aCommitAPowerLossTookBackIsRestoredFromTheWriteAheadEntryAfterIt() throws IOException {
+        // Batch 1 committed, its commit not yet durable when batch 2's write-ahead entry was; then a power loss.
+        BatchCommit first = commit(0);
+        BatchCommit second = new BatchCommit(10, 2, 7, 1, 6, Map.of("orders-0", 1_020L), 1_764_700_000_001L,
+                new io.oncestream.contract.RecordTotals(20, 2, 17, 1));
+        BatchOffsets afterSecond = new BatchOffsets(Map.of("orders-0", new PartitionRange(20, 30, 1_020L)), 0, 1_764_700_000_002L)
+                .following(second);
+        try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, DurableFiles.synced())) {
+            checkpoint.offsets().add(0, offsets(0));
+            checkpoint.commits().add(0, first);
+            checkpoint.offsets().add(1, new BatchOffsets(Map.of("orders-0", new PartitionRange(10, 20, 10L)), 0, 1_764_700_000_001L));
+            checkpoint.offsets().add(2, afterSecond);
+        }
+        appendHalfFrame(dir.resolve("commits/log-0"), 1, second); // what the power loss left of it
+
+        try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, DurableFiles.synced())) {
+            assertThat(checkpoint.commits().batchIds()).containsExactly(0L, 1L);
+            assertThat(checkpoint.commits().get(1)).as("as it was appended: offsets/2's bases are its last timestamps")
+                    .hasValue(second);
+            assertThat(checkpoint.offsets().latest().orElseThrow().batchId()).as("batch 2 is open: replayed").isEqualTo(2);
+        }
+        try (Checkpoint checkpoint = Checkpoint.open(dir, METADATA, DurableFiles.synced())) {
+            assertThat(checkpoint.commits().get(1)).as("restored durably, once").hasValue(second);
+            assertThat(checkpoint.commits().batchIds()).containsExactly(0L, 1L);
+        }
+    }
+
+    @Test
+    void theSameGapWithAWriteAheadEntryThatCarriesNoCommitStaysAnError() {
+        write(2, 0); // an older build's entries: its commits were durable before the next batch was planned
+        assertThatThrownBy(() -> Checkpoint.open(dir, METADATA, DurableFiles.synced()))
+                .isInstanceOf(CheckpointException.class)
+                .hasMessage(dir.resolve("commits/log-0") + ": the offset log ends at batch 2 and the commit log at batch 0: a batch"
+                        + " is planned only after the one before it is committed, so the commit log lost entries; the checkpoint is damaged");
+    }
+
+    @Test
     void anEmptiedLastSegmentIsNamed() throws IOException {
         write(1, 1);
         Path segment = dir.resolve("offsets/log-0");
