@@ -69,6 +69,8 @@ public final class OperatorBenchmark {
     private final List<String> jvm;
     /** Where a flight recording of the operator over the rest window with running workers goes (null: none). */
     private final String profile;
+    /** Where a flight recording of the operator over the burst of changes goes, until every change is shown (null: none). */
+    private final String profileBurst;
     private final KubeCluster kube;
     private final KubernetesClient admin;
     private final List<String> report = new ArrayList<>();
@@ -83,6 +85,7 @@ public final class OperatorBenchmark {
         this.timeout = Duration.ofSeconds(Long.parseLong(options.getOrDefault("timeout-seconds", "2400")));
         this.jvm = List.of(("-Xmx" + options.getOrDefault("heap", "3g") + " -XX:+UseG1GC").split(" "));
         this.profile = options.get("profile");
+        this.profileBurst = options.get("profile-burst");
         this.kube = KubeCluster.fromEnv(System.getenv());
         this.admin = kube.admin();
     }
@@ -92,7 +95,7 @@ public final class OperatorBenchmark {
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 == args.length) {
                 throw new IllegalArgumentException("usage: OperatorBenchmark --jobs N [--namespaces 10] [--parallelism 1]"
-                        + " [--running K] [--worker-processes P] [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--profile FILE.jfr]; got " + String.join(" ", args));
+                        + " [--running K] [--worker-processes P] [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--profile FILE.jfr] [--profile-burst FILE.jfr]; got " + String.join(" ", args));
             }
             options.put(args[i].substring(2), args[++i]);
         }
@@ -324,7 +327,7 @@ public final class OperatorBenchmark {
         row("at rest " + with + "writes other than the Lease",
                 String.valueOf(atRest.requests.stream().filter(OperatorBenchmark::changes).count()));
         row("at rest " + with + "objects changed by anyone", String.valueOf(counts.changes() - changesBefore));
-        measureFreshness(workers);
+        measureFreshness(workers, operator);
     }
 
     /**
@@ -332,7 +335,7 @@ public final class OperatorBenchmark {
      * changes at rest, one at a time at random moments; then 10 % of the running workers
      * changing at once.
      */
-    private void measureFreshness(IdleWorkers workers) throws InterruptedException {
+    private void measureFreshness(IdleWorkers workers, OperatorProcess operator) throws IOException, InterruptedException {
         java.util.Random random = new java.util.Random(42);
         try (Freshness freshness = new Freshness(admin)) {
             for (int i = 0; i < SINGLE_CHANGES; i++) {
@@ -344,10 +347,17 @@ public final class OperatorBenchmark {
             int burst = Math.max(1, running / 10);
             List<Integer> indices = new ArrayList<>(java.util.stream.IntStream.range(0, running).boxed().toList());
             java.util.Collections.shuffle(indices, random);
+            if (profileBurst != null) {
+                jcmd(operator, "JFR.start", "name=burst", "settings=default");
+                say("recording the operator over the burst to %s (JFR; its cost is in the burst's figures)", profileBurst);
+            }
             for (int index : indices.subList(0, burst)) {
                 change(workers, freshness, index);
             }
             awaitShown(freshness);
+            if (profileBurst != null) {
+                jcmd(operator, "JFR.stop", "name=burst", "filename=" + Path.of(profileBurst).toAbsolutePath());
+            }
             row(String.format(Locale.ROOT, "freshness in a burst, %,d of %,d workers change at once", burst, running),
                     Freshness.describe(freshness.take()));
         }
@@ -437,10 +447,17 @@ public final class OperatorBenchmark {
      * that window's CPU figure, so a profiled run's figures are not the ones to record.
      */
     private void flightRecording(OperatorProcess operator, String file) throws IOException, InterruptedException {
-        Path jcmd = Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jcmd");
-        new Command(List.of(jcmd.toString(), String.valueOf(operator.pid()), "JFR.start", "name=rest", "settings=default",
-                "duration=" + rest.toSeconds() + "s", "filename=" + Path.of(file).toAbsolutePath())).run(Duration.ofMinutes(1)).orThrow();
+        jcmd(operator, "JFR.start", "name=rest", "settings=default", "duration=" + rest.toSeconds() + "s",
+                "filename=" + Path.of(file).toAbsolutePath());
         say("recording the operator over the rest window to %s (JFR; its cost is in this window's CPU)", file);
+    }
+
+    /** Runs {@code jcmd <operator> args...}, failing if it fails. */
+    private static void jcmd(OperatorProcess operator, String... args) throws IOException, InterruptedException {
+        Path jcmd = Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jcmd");
+        List<String> command = new ArrayList<>(List.of(jcmd.toString(), String.valueOf(operator.pid())));
+        command.addAll(List.of(args));
+        new Command(command).run(Duration.ofMinutes(1)).orThrow();
     }
 
     /** {@code jvm_gc_live_data_size_bytes} after a full GC requested with jcmd. */
