@@ -348,7 +348,7 @@ public final class OperatorBenchmark {
             List<Integer> indices = new ArrayList<>(java.util.stream.IntStream.range(0, running).boxed().toList());
             java.util.Collections.shuffle(indices, random);
             if (profileBurst != null) {
-                jcmd(operator, "JFR.start", "name=burst", "settings=default");
+                jcmd(operator, Duration.ofMinutes(1), "JFR.start", "name=burst", "settings=default");
                 say("recording the operator over the burst to %s (JFR; its cost is in the burst's figures)", profileBurst);
             }
             for (int index : indices.subList(0, burst)) {
@@ -356,7 +356,7 @@ public final class OperatorBenchmark {
             }
             awaitShown(freshness);
             if (profileBurst != null) {
-                jcmd(operator, "JFR.stop", "name=burst", "filename=" + Path.of(profileBurst).toAbsolutePath());
+                jcmd(operator, Duration.ofMinutes(1), "JFR.stop", "name=burst", "filename=" + Path.of(profileBurst).toAbsolutePath());
             }
             row(String.format(Locale.ROOT, "freshness in a burst, %,d of %,d workers change at once", burst, running),
                     Freshness.describe(freshness.take()));
@@ -447,23 +447,22 @@ public final class OperatorBenchmark {
      * that window's CPU figure, so a profiled run's figures are not the ones to record.
      */
     private void flightRecording(OperatorProcess operator, String file) throws IOException, InterruptedException {
-        jcmd(operator, "JFR.start", "name=rest", "settings=default", "duration=" + rest.toSeconds() + "s",
+        jcmd(operator, Duration.ofMinutes(1), "JFR.start", "name=rest", "settings=default", "duration=" + rest.toSeconds() + "s",
                 "filename=" + Path.of(file).toAbsolutePath());
         say("recording the operator over the rest window to %s (JFR; its cost is in this window's CPU)", file);
     }
 
-    /** Runs {@code jcmd <operator> args...}, failing if it fails. */
-    private static void jcmd(OperatorProcess operator, String... args) throws IOException, InterruptedException {
+    /** Runs {@code jcmd <operator> args...} and returns what it printed, failing if it fails or takes longer than {@code timeout}. */
+    private static String jcmd(OperatorProcess operator, Duration timeout, String... args) throws IOException, InterruptedException {
         Path jcmd = Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jcmd");
         List<String> command = new ArrayList<>(List.of(jcmd.toString(), String.valueOf(operator.pid())));
         command.addAll(List.of(args));
-        new Command(command).run(Duration.ofMinutes(1)).orThrow();
+        return new Command(command).run(timeout).orThrow().stdout();
     }
 
     /** {@code jvm_gc_live_data_size_bytes} after a full GC requested with jcmd. */
     private static double liveHeapBytes(OperatorProcess operator) throws IOException, InterruptedException {
-        Path jcmd = Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jcmd");
-        new Command(List.of(jcmd.toString(), String.valueOf(operator.pid()), "GC.run")).run(Duration.ofMinutes(2)).orThrow();
+        jcmd(operator, Duration.ofMinutes(2), "GC.run");
         Thread.sleep(1000); // a fixed second after the collection before the gauge is read, as every recorded figure was measured
         return metric(operator, "jvm_gc_live_data_size_bytes");
     }
@@ -473,9 +472,7 @@ public final class OperatorBenchmark {
      * after a full GC), with bytes per job: where a change of the per-job figure comes from.
      */
     private void heapByClass(OperatorProcess operator, int jobs) throws IOException, InterruptedException {
-        Path jcmd = Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jcmd");
-        String histogram = new Command(List.of(jcmd.toString(), String.valueOf(operator.pid()), "GC.class_histogram"))
-                .run(Duration.ofMinutes(2)).orThrow().stdout();
+        String histogram = jcmd(operator, Duration.ofMinutes(2), "GC.class_histogram");
         // Lines "   1:   123456   7890123  java.lang.String (java.base@17)": rank, instances, bytes, class.
         histogram.lines().map(String::trim).filter(l -> l.matches("\\d+:\\s+\\d+\\s+\\d+\\s+.*")).limit(15).forEach(l -> {
             String[] f = l.split("\\s+", 4);
