@@ -13,11 +13,14 @@
 #   job), this build's way against the Micrometer meters it used before, in one process: no
 #   control plane. A minute for 10,000 jobs.
 #        deploy/local/operator-benchmark.sh N [--namespaces 10] [--parallelism 1]
-#          [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--running K] [--profile FILE.jfr] [--profile-burst FILE.jfr] [--keep]
+#          [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--running K] [--profile FILE.jfr] [--profile-burst FILE.jfr]
+#          [--profile-cold FILE.jfr] [--keep]
 #   --profile  a flight recording (JFR) of the operator over the rest window with running workers:
 #           where its CPU goes (the recording costs some too: not a run whose figures to record)
 #   --profile-burst  the same over the burst of changes, until every change is in its job's status
 #           (it distorts the burst's figure far more: 19 s against 3 s at 4,000; for where the work goes only)
+#   --profile-cold  the same over the cold start: the restarted operator records from its start
+#           until it logs that it caught up (every job reconciled once)
 #   --keep  leave the control plane running afterwards (KUBECONFIG: kube.sh env, with the
 #           settings below); by default it is stopped and its data deleted.
 # Its stack (network namespace, addresses, data under target/operator-bench) is separate from

@@ -94,6 +94,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
     private final OperatorLag operatorLag = new OperatorLag(lagReadings::propagateEvent,
             id -> jobs == null || jobs.get(id).isPresent());
     private final CheckedSpecs specs = new CheckedSpecs(SpecValidator::check);
+    /** Logs once when every job has been reconciled since start. */
+    private final CatchUp catchUp = CatchUp.ofThisProcess();
 
     public StreamJobReconciler(OperatorConfig config, KubernetesClient client, OperatorMetrics metrics) {
         this.metrics = metrics;
@@ -148,7 +150,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
      */
     @Override
     public UpdateControl<StreamJob> reconcile(StreamJob job, Context<StreamJob> context) {
-        return metrics.timed(() -> {
+        UpdateControl<StreamJob> control = metrics.timed(() -> {
             Desired desired = validate(job, context);
             Applying applying = apply(job, desired, context);
             if (applying.drained()) {
@@ -158,6 +160,8 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             StreamJobStatus projected = project(job, desired, applying, observed);
             return reschedule(publish(job, projected, desired.refusal() != null, context), desired, applying, projected);
         });
+        catchUp.reconciled(specs.size(), () -> context.getPrimaryCache().list().mapToInt(j -> 1).sum());
+        return control;
     }
 
     /**
