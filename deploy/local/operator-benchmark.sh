@@ -14,13 +14,16 @@
 #   control plane. A minute for 10,000 jobs.
 #        deploy/local/operator-benchmark.sh N [--namespaces 10] [--parallelism 1]
 #          [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--running K] [--profile FILE.jfr] [--profile-burst FILE.jfr]
-#          [--profile-cold FILE.jfr] [--keep]
+#          [--profile-cold FILE.jfr] [--cold-baseline DIR] [--keep]
 #   --profile  a flight recording (JFR) of the operator over the rest window with running workers:
 #           where its CPU goes (the recording costs some too: not a run whose figures to record)
 #   --profile-burst  the same over the burst of changes, until every change is in its job's status
 #           (it distorts the burst's figure far more: 19 s against 3 s at 4,000; for where the work goes only)
 #   --profile-cold  the same over the cold start: the restarted operator records from its start
 #           until it logs that it caught up (every job reconciled once)
+#   --cold-baseline DIR  after the cold start, 3 rounds of cold starts of the build in DIR (another
+#           checkout's target/quarkus-app, from 18a3e25 on: it must log "Caught up") and of this one,
+#           alternating, over the same jobs and workers; prints both and the ratio of the medians
 #   --keep  leave the control plane running afterwards (KUBECONFIG: kube.sh env, with the
 #           settings below); by default it is stopped and its data deleted.
 # Its stack (network namespace, addresses, data under target/operator-bench) is separate from

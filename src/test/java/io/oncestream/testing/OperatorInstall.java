@@ -58,8 +58,12 @@ public final class OperatorInstall {
 
     /** Starts the packaged operator with the image's JVM plus {@code jvmOptions}, for measurements. */
     public OperatorProcess startMeasured(String logName, List<String> jvmOptions, Map<String, String> settings) {
-        return OperatorProcess.startMeasured(LocalService.repoDir().resolve("target/quarkus-app/quarkus-run.jar"), kubeconfig,
-                jvmOptions, settings, freshLog(logName));
+        return startMeasured(LocalService.repoDir().resolve("target/quarkus-app"), logName, jvmOptions, settings);
+    }
+
+    /** The same, of the packaged operator in {@code quarkusApp} (another build's target/quarkus-app, say). */
+    public OperatorProcess startMeasured(Path quarkusApp, String logName, List<String> jvmOptions, Map<String, String> settings) {
+        return OperatorProcess.startMeasured(quarkusApp.resolve("quarkus-run.jar"), kubeconfig, jvmOptions, settings, freshLog(logName));
     }
 
     private Path freshLog(String logName) {

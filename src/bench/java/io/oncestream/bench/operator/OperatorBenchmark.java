@@ -34,6 +34,7 @@ import io.oncestream.api.TestManifests;
 import io.oncestream.testing.AuditLog;
 import io.oncestream.testing.Command;
 import io.oncestream.testing.KubeCluster;
+import io.oncestream.testing.LocalService;
 import io.oncestream.testing.OperatorInstall;
 import io.oncestream.testing.OperatorProcess;
 
@@ -56,6 +57,8 @@ public final class OperatorBenchmark {
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
     /** What the operator logs once it has reconciled every job since its start. */
     private static final String CAUGHT_UP = "Caught up:";
+    /** Rounds of {@code --cold-baseline}: each a cold start of either build. */
+    private static final int COLD_ROUNDS = 3;
     /** The results of {@code oncestream_operator_progress_polls_total}. */
     private static final List<String> POLL_RESULTS = List.of("not_modified", "answered", "retried", "failed");
     private static final int SINGLE_CHANGES = 20;
@@ -75,6 +78,8 @@ public final class OperatorBenchmark {
     private final String profileBurst;
     /** Where a flight recording of the restarted operator from its start until it caught up goes (null: none). */
     private final String profileCold;
+    /** Another build's target/quarkus-app whose cold starts are measured alternating with this build's (null: none). */
+    private final String coldBaseline;
     private final KubeCluster kube;
     private final KubernetesClient admin;
     private final List<String> report = new ArrayList<>();
@@ -91,6 +96,7 @@ public final class OperatorBenchmark {
         this.profile = options.get("profile");
         this.profileBurst = options.get("profile-burst");
         this.profileCold = options.get("profile-cold");
+        this.coldBaseline = options.get("cold-baseline");
         this.kube = KubeCluster.fromEnv(System.getenv());
         this.admin = kube.admin();
     }
@@ -100,7 +106,7 @@ public final class OperatorBenchmark {
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 == args.length) {
                 throw new IllegalArgumentException("usage: OperatorBenchmark --jobs N [--namespaces 10] [--parallelism 1]"
-                        + " [--running K] [--worker-processes P] [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--profile FILE.jfr] [--profile-burst FILE.jfr] [--profile-cold FILE.jfr]; got " + String.join(" ", args));
+                        + " [--running K] [--worker-processes P] [--rest-seconds 60] [--heap 3g] [--timeout-seconds 2400] [--profile FILE.jfr] [--profile-burst FILE.jfr] [--profile-cold FILE.jfr] [--cold-baseline DIR]; got " + String.join(" ", args));
             }
             options.put(args[i].substring(2), args[++i]);
         }
@@ -183,6 +189,9 @@ public final class OperatorBenchmark {
         awaitSettled(second, counts);
         row("live heap after the cold start", mb(liveHeapBytes(second)));
         second.close();
+        if (coldBaseline != null) {
+            compareColdStarts(install);
+        }
         counts.close();
         if (workers != null) {
             workers.close();
@@ -199,7 +208,11 @@ public final class OperatorBenchmark {
     }
 
     private OperatorProcess start(OperatorInstall install, String log, List<String> jvmOptions) {
-        OperatorProcess operator = install.startMeasured(log, jvmOptions, Map.of("quarkus.log.category.\"io.oncestream\".level", "WARN",
+        return start(install, LocalService.repoDir().resolve("target/quarkus-app"), log, jvmOptions);
+    }
+
+    private OperatorProcess start(OperatorInstall install, Path quarkusApp, String log, List<String> jvmOptions) {
+        OperatorProcess operator = install.startMeasured(quarkusApp, log, jvmOptions, Map.of("quarkus.log.category.\"io.oncestream\".level", "WARN",
                 "quarkus.log.category.\"io.oncestream.operator.CatchUp\".level", "INFO"));
         Runtime.getRuntime().addShutdownHook(new Thread(operator::close)); // an interrupted benchmark leaves no operator behind
         return operator;
@@ -462,6 +475,45 @@ public final class OperatorBenchmark {
     private static String byVerb(List<AuditLog.Request> requests) {
         return requests.stream().collect(Collectors.groupingBy(r -> r.verb() + " " + r.resource()
                 + (r.subresource() == null ? "" : "/" + r.subresource()), TreeMap::new, Collectors.counting())).toString();
+    }
+
+    /**
+     * Cold starts of another build ({@code --cold-baseline}, its target/quarkus-app) and of this
+     * one, alternating ({@value #COLD_ROUNDS} rounds, the baseline first in the first round and
+     * this build first in the next), each over the same jobs and workers: the time from the
+     * process start until it logs that it caught up. The baseline must log that too (this build's
+     * {@code CatchUp}, from 18a3e25 on).
+     */
+    private void compareColdStarts(OperatorInstall install) throws InterruptedException {
+        Path self = LocalService.repoDir().resolve("target/quarkus-app");
+        Map<String, List<Double>> times = new java.util.LinkedHashMap<>();
+        times.put("baseline", new ArrayList<>());
+        times.put("this build", new ArrayList<>());
+        for (int round = 0; round < COLD_ROUNDS; round++) {
+            List<String> order = round % 2 == 0 ? List.of("baseline", "this build") : List.of("this build", "baseline");
+            for (String build : order) {
+                Path app = build.equals("baseline") ? Path.of(coldBaseline) : self;
+                long since = System.nanoTime();
+                OperatorProcess operator = start(install, app, "operator-cold-" + round + "-" + build.replace(' ', '-') + ".log", jvm);
+                awaitProgress("every job reconciled once by the restarted operator (" + build + ", round " + (round + 1) + ")", since,
+                        () -> operator.log().contains(CAUGHT_UP),
+                        () -> String.format(Locale.ROOT, "%,.0f reconciled", metric(operator, "oncestream_operator_streamjobs_reconciled")));
+                times.get(build).add(seconds(since));
+                operator.terminate(Duration.ofMinutes(1));
+            }
+        }
+        double baseline = median(times.get("baseline"));
+        double current = median(times.get("this build"));
+        times.forEach((build, seconds) -> row("cold start side by side: " + build + (build.equals("baseline") ? " (" + coldBaseline + ")" : ""),
+                seconds.stream().map(s -> String.format(Locale.ROOT, "%.1f s", s)).collect(Collectors.joining(", "))
+                        + String.format(Locale.ROOT, " (median %.1f s)", median(seconds))));
+        row("cold start side by side: this build ÷ baseline (medians)", String.format(Locale.ROOT, "%.2f", current / baseline));
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     /**
