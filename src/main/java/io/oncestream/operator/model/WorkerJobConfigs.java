@@ -6,6 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicLong;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -30,16 +33,21 @@ import io.oncestream.engine.transform.RecordTransformer;
 public final class WorkerJobConfigs {
 
     /**
-     * Filters and columns already compiled, with the error they gave (null if none): jobs made
-     * from one template share their expressions, and compiling CEL is most of a first reconcile.
+     * Filters and columns compiled or being compiled, each with the error it gave (empty if none):
+     * jobs made from one template share their expressions, and compiling CEL is most of a first
+     * reconcile. One thread compiles each; the others that need the same wait for its answer
+     * (after a restart, every reconcile thread started on the same expressions at once, and each
+     * compiled them, cold).
      */
-    private static final Map<String, Optional<InvalidConfigException>> COMPILED = Collections.synchronizedMap(
+    private static final Map<String, FutureTask<Optional<InvalidConfigException>>> COMPILED = Collections.synchronizedMap(
             new LinkedHashMap<>(64, 0.75f, true) {
                 @Override
-                protected boolean removeEldestEntry(Map.Entry<String, Optional<InvalidConfigException>> eldest) {
+                protected boolean removeEldestEntry(Map.Entry<String, FutureTask<Optional<InvalidConfigException>>> eldest) {
                     return size() > 1024;
                 }
             });
+    /** Compilations run, for tests. */
+    private static final AtomicLong COMPILATIONS = new AtomicLong();
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -121,19 +129,39 @@ public final class WorkerJobConfigs {
         StringBuilder key = new StringBuilder().append(config.format()).append('|');
         append(key, config.filter());
         config.sink().columns().forEach((column, expression) -> append(append(key, column), expression));
-        Optional<InvalidConfigException> error = COMPILED.get(key.toString());
-        if (error == null) { // compiled outside the lock: two threads may both compile new expressions, none waits
+        String id = key.toString();
+        FutureTask<Optional<InvalidConfigException>> compile = new FutureTask<>(() -> {
+            COMPILATIONS.incrementAndGet();
             try {
                 RecordTransformer.compile(config);
-                error = Optional.empty();
+                return Optional.empty();
             } catch (InvalidConfigException e) {
-                error = Optional.of(e);
+                return Optional.of(e);
             }
-            COMPILED.put(key.toString(), error);
+        });
+        FutureTask<Optional<InvalidConfigException>> known = COMPILED.putIfAbsent(id, compile);
+        if (known == null) {
+            compile.run();
+            known = compile;
+        }
+        Optional<InvalidConfigException> error;
+        try {
+            error = known.get();
+        } catch (ExecutionException e) {
+            COMPILED.remove(id, known); // not an answer to keep: the next check compiles again
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while another reconcile compiled the same expressions", e);
         }
         if (error.isPresent()) {
             throw new InvalidConfigException(error.get().field(), error.get().reason());
         }
+    }
+
+    /** How many times expressions were compiled since the class was loaded. */
+    static long compilations() {
+        return COMPILATIONS.get();
     }
 
     /** Appends a string with its length, so that no two lists of strings make the same key. */

@@ -40,6 +40,44 @@ class WorkerJobConfigsTest {
         assertInvalid("  checkpoint: {retainBatches: 0}\n", "spec.checkpoint.retainBatches", "must be at least 1");
     }
 
+    /**
+     * After a restart every reconcile thread starts on jobs made from one template at once: one
+     * compiles their expressions, the others wait for its answer, an error included. (Before,
+     * each compiled them itself, cold; with eight threads released together this counted more
+     * than one compilation.)
+     */
+    @Test
+    void threadsThatCheckTheSameNewExpressionsAtOnceCompileThemOnce() throws Exception {
+        for (String filter : new String[] {"value.amount > 17.5", "value.amount >> 17.5"}) {
+            io.oncestream.api.StreamJob job = TestJobs.job("");
+            job.getSpec().filter = filter + " && " + System.nanoTime() + " > 0"; // expressions no other test compiled
+            int threads = 8;
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            long before = WorkerJobConfigs.compilations();
+            java.util.List<java.util.concurrent.Future<String>> checks = new java.util.ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                checks.add(pool.submit(() -> {
+                    start.await();
+                    try {
+                        WorkerJobConfigs.from(job);
+                        return "valid";
+                    } catch (InvalidConfigException e) {
+                        return e.field();
+                    }
+                }));
+            }
+            java.util.Set<String> answers = new java.util.HashSet<>();
+            for (java.util.concurrent.Future<String> check : checks) {
+                answers.add(check.get(60, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            pool.shutdown();
+            assertThat(WorkerJobConfigs.compilations() - before).as(filter).isEqualTo(1);
+            assertThat(answers).as("every thread's answer for " + filter)
+                    .containsExactly(filter.contains(">>") ? "spec.filter" : "valid");
+        }
+    }
+
     private static void assertInvalid(String extraSpec, String field, String reason) {
         assertThatThrownBy(() -> WorkerJobConfigs.from(TestJobs.job(extraSpec))).isInstanceOfSatisfying(InvalidConfigException.class,
                 e -> assertThat(e.field() + ": " + e.reason()).isEqualTo(field + ": " + reason));
