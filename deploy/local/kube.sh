@@ -23,6 +23,8 @@
 #   ONCESTREAM_SERVICE_CIDR=198.18.2.0/24 (virtual Service addresses; the node's kube-proxy routes them)
 #   KUBE_READY_TIMEOUT=120  KUBE_STOP_TIMEOUT=20
 #   KUBE_CONTROLLER_MANAGER_ARGS= (more flags, e.g. --kube-api-qps=200 for thousands of StatefulSets)
+#   KUBE_SCHEDULER=true (false: no kube-scheduler, for a control plane without nodes, whose pods
+#     it would only retry, unschedulable, for as long as it runs)
 SERVICE=kube
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -31,6 +33,7 @@ etcd_port=${KUBE_ETCD_PORT:-2379}
 etcd_peer_port=${KUBE_ETCD_PEER_PORT:-2380}
 kcm_port=${KUBE_CONTROLLER_MANAGER_PORT:-10257}
 scheduler_port=${KUBE_SCHEDULER_PORT:-10259}
+with_scheduler=${KUBE_SCHEDULER:-true}
 data=${KUBE_DATA_DIR:-$ONCESTREAM_LOCAL_DIR/kube}
 ready_timeout=${KUBE_READY_TIMEOUT:-120}
 stop_timeout=${KUBE_STOP_TIMEOUT:-20}
@@ -246,7 +249,7 @@ start() {
   write_kubeconfig "$data/kubelet.kubeconfig" "system:node:$NODE_NAME"
   write_kubeconfig "$data/kube-proxy.kubeconfig" "system:kube-proxy"
   start_controller_manager
-  start_scheduler
+  if [ "$with_scheduler" = true ]; then start_scheduler; fi
   apply_storage_class
   log "ready; admin kubeconfig: $kubeconfig"
 }
@@ -260,7 +263,9 @@ stop() {
 
 status() {
   local rc=0 p
-  for p in etcd kube-apiserver kube-controller-manager kube-scheduler; do
+  local parts=(etcd kube-apiserver kube-controller-manager)
+  if [ "$with_scheduler" = true ]; then parts+=(kube-scheduler); fi
+  for p in "${parts[@]}"; do
     if pid_alive "$data/$p.pid"; then
       echo "$p: running, pid $(cat "$data/$p.pid"), rss $(rss_mb "$data/$p.pid") MB"
     else

@@ -173,7 +173,7 @@ public final class OperatorBenchmark {
         // watched: a read of /q/metrics costs it about 0.1 s of CPU at 10,000 jobs, which read
         // twice a second would be in this figure. The gauge is read only for the progress lines.
         awaitProgress("every job reconciled once by the restarted operator", coldStart,
-                () -> second.log().contains(CAUGHT_UP),
+                () -> caughtUp(second),
                 () -> String.format(Locale.ROOT, "%,.0f reconciled", metric(second, "oncestream_operator_streamjobs_reconciled")));
         double cold = seconds(coldStart);
         if (profileCold != null) {
@@ -270,8 +270,8 @@ public final class OperatorBenchmark {
 
     /**
      * Waits until nothing changed for 15 s: no status patch by the operator, and no StreamJob,
-     * owned object or pod changed by anyone (the scheduler, for one, marks each new pod
-     * unschedulable, at its own pace, and every such change reconciles a job). What the
+     * owned object or pod changed by anyone (the controller-manager creates pods and
+     * claims at its own pace, and every such change reconciles a job). What the
      * operator does after that is "at rest".
      */
     private void awaitSettled(OperatorProcess operator, ChildCounts counts) throws InterruptedException {
@@ -496,7 +496,7 @@ public final class OperatorBenchmark {
                 long since = System.nanoTime();
                 OperatorProcess operator = start(install, app, "operator-cold-" + round + "-" + build.replace(' ', '-') + ".log", jvm);
                 awaitProgress("every job reconciled once by the restarted operator (" + build + ", round " + (round + 1) + ")", since,
-                        () -> operator.log().contains(CAUGHT_UP),
+                        () -> caughtUp(operator),
                         () -> String.format(Locale.ROOT, "%,.0f reconciled", metric(operator, "oncestream_operator_streamjobs_reconciled")));
                 times.get(build).add(seconds(since));
                 operator.terminate(Duration.ofMinutes(1));
@@ -508,6 +508,17 @@ public final class OperatorBenchmark {
                 seconds.stream().map(s -> String.format(Locale.ROOT, "%.1f s", s)).collect(Collectors.joining(", "))
                         + String.format(Locale.ROOT, " (median %.1f s)", median(seconds))));
         row("cold start side by side: this build ÷ baseline (medians)", String.format(Locale.ROOT, "%.2f", current / baseline));
+    }
+
+    /** Whether the operator logged that it caught up; an operator that exited instead fails the run with its log's end. */
+    private static boolean caughtUp(OperatorProcess operator) {
+        if (operator.log().contains(CAUGHT_UP)) {
+            return true;
+        }
+        if (!operator.isAlive()) {
+            throw new IllegalStateException("the operator exited before it caught up\n" + operator.tail());
+        }
+        return false;
     }
 
     private static double median(List<Double> values) {
