@@ -1,10 +1,6 @@
 package io.oncestream.operator.model;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +8,6 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
-import io.oncestream.testing.LocalService;
 
 /**
  * The worker configuration in a job's ConfigMap is API (a worker of another release reads it, and
@@ -22,13 +17,7 @@ import io.oncestream.testing.LocalService;
  */
 class WorkerConfigFormatTest {
 
-    private static final String METADATA = """
-            apiVersion: oncestream.io/v1alpha1
-            kind: StreamJob
-            metadata: {name: orders, namespace: shop, uid: u-1, generation: 1}
-            """;
-
-    private static final String EVERY_FIELD = METADATA + """
+    private static final String EVERY_FIELD = CommittedFormats.METADATA + """
             spec:
               source:
                 kafka:
@@ -58,14 +47,6 @@ class WorkerConfigFormatTest {
               restartPolicy: {onFailure: Backoff, maxBackoff: 2h30m}
             """;
 
-    private static final String REQUIRED_ONLY = METADATA + """
-            spec:
-              source: {kafka: {bootstrapServers: "kafka:9092", topics: [orders]}}
-              sink:
-                cassandra: {contactPoints: ["cassandra:9042"], localDatacenter: dc1, keyspace: shop, table: orders,
-                            columns: {id: value.id}}
-            """;
-
     @Test
     void aJobWithEveryFieldMapsToTheCommittedConfiguration() throws IOException {
         assertMapsTo(EVERY_FIELD, "worker-config-every-field.json");
@@ -73,19 +54,12 @@ class WorkerConfigFormatTest {
 
     @Test
     void aJobWithOnlyTheRequiredFieldsMapsToTheCommittedConfiguration() throws IOException {
-        assertMapsTo(REQUIRED_ONLY, "worker-config-required-only.json");
+        assertMapsTo(CommittedFormats.REQUIRED_ONLY, "worker-config-required-only.json");
     }
 
     private static void assertMapsTo(String yaml, String file) throws IOException {
         StreamJob job = Serialization.unmarshal(yaml, StreamJob.class);
         String written = WorkerConfigMaps.desired(job, WorkerJobConfigs.from(job)).getData().get(StreamJobResources.CONFIG_KEY);
-        Path golden = LocalService.repoDir().resolve("src/test/resources/formats").resolve(file);
-        if (!Files.exists(golden) || !Files.readString(golden).equals(written)) {
-            Path actual = LocalService.repoDir().resolve("target/formats").resolve(file);
-            Files.createDirectories(actual.getParent());
-            Files.writeString(actual, written);
-        }
-        assertThat(written).as("the ConfigMap's configuration (written to target/formats/" + file + ")")
-                .isEqualTo(Files.readString(golden));
+        CommittedFormats.assertMatches(written, file, "the ConfigMap's configuration");
     }
 }

@@ -1,10 +1,6 @@
 package io.oncestream.operator.model;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +8,6 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 
 import io.oncestream.api.StreamJob;
 import io.oncestream.operator.cache.AppliedObjects;
-import io.oncestream.testing.LocalService;
 
 /**
  * The workers' StatefulSet as the operator applies it, its digest annotation included, is held
@@ -26,22 +21,8 @@ class WorkerStatefulSetFormatTest {
 
     private static final WorkerSettings SETTINGS = new WorkerSettings("oncestream/oncestream:1.0.0", "IfNotPresent", 30);
 
-    private static final String METADATA = """
-            apiVersion: oncestream.io/v1alpha1
-            kind: StreamJob
-            metadata: {name: orders, namespace: shop, uid: u-1, generation: 1}
-            """;
-
-    private static final String REQUIRED_ONLY = METADATA + """
-            spec:
-              source: {kafka: {bootstrapServers: "kafka:9092", topics: [orders]}}
-              sink:
-                cassandra: {contactPoints: ["cassandra:9042"], localDatacenter: dc1, keyspace: shop, table: orders,
-                            columns: {id: value.id}}
-            """;
-
     /** Every spec field that reaches the StatefulSet. */
-    private static final String EVERY_FIELD = METADATA + """
+    private static final String EVERY_FIELD = CommittedFormats.METADATA + """
             spec:
               source: {kafka: {bootstrapServers: "kafka:9092", topics: [orders], secretRef: {name: kafka-creds}}}
               sink:
@@ -60,7 +41,7 @@ class WorkerStatefulSetFormatTest {
 
     @Test
     void aJobWithOnlyTheRequiredFieldsRendersTheCommittedStatefulSet() throws IOException {
-        assertRenders(REQUIRED_ONLY, false, "worker-statefulset-required-only.yaml");
+        assertRenders(CommittedFormats.REQUIRED_ONLY, false, "worker-statefulset-required-only.yaml");
     }
 
     @Test
@@ -77,13 +58,6 @@ class WorkerStatefulSetFormatTest {
         StreamJob job = Serialization.unmarshal(yaml, StreamJob.class);
         String written = Serialization.asYaml(AppliedObjects.stamped(WorkerStatefulSets.desired(job, SETTINGS,
                 WorkerConfigMaps.hash(WorkerJobConfigs.from(job)), drained, -1)));
-        Path golden = LocalService.repoDir().resolve("src/test/resources/formats").resolve(file);
-        if (!Files.exists(golden) || !Files.readString(golden).equals(written)) {
-            Path actual = LocalService.repoDir().resolve("target/formats").resolve(file);
-            Files.createDirectories(actual.getParent());
-            Files.writeString(actual, written);
-        }
-        assertThat(written).as("the StatefulSet as applied (written to target/formats/" + file + ")")
-                .isEqualTo(Files.readString(golden));
+        CommittedFormats.assertMatches(written, file, "the StatefulSet as applied");
     }
 }
