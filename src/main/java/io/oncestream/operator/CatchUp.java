@@ -1,5 +1,6 @@
 package io.oncestream.operator;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,7 +27,7 @@ final class CatchUp {
     private final long processStarted;
     private long firstReconcile;
     private volatile int existing = -1;
-    private final AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong calls = new AtomicLong();
     private volatile boolean done;
 
     /** @param processStarted the process's start on the clock of {@code nanos} */
@@ -37,7 +38,7 @@ final class CatchUp {
 
     /** For the running process: its uptime gives its start on {@link System#nanoTime()}. */
     static CatchUp ofThisProcess() {
-        long uptime = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
+        long uptime = ManagementFactory.getRuntimeMXBean().getUptime();
         return new CatchUp(System::nanoTime, System.nanoTime() - Duration.ofMillis(uptime).toNanos());
     }
 

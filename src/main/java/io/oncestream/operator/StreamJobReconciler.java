@@ -160,7 +160,7 @@ public class StreamJobReconciler implements Reconciler<StreamJob> {
             StreamJobStatus projected = project(job, desired, applying, observed);
             return reschedule(publish(job, projected, desired.refusal() != null, context), desired, applying, projected);
         });
-        catchUp.reconciled(specs.size(), () -> context.getPrimaryCache().list().mapToInt(j -> 1).sum());
+        catchUp.reconciled(specs.size(), () -> (int) context.getPrimaryCache().list().count());
         return control;
     }
 
