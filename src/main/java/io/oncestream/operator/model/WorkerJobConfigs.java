@@ -130,19 +130,9 @@ public final class WorkerJobConfigs {
         append(key, config.filter());
         config.sink().columns().forEach((column, expression) -> append(append(key, column), expression));
         String id = key.toString();
-        FutureTask<Optional<InvalidConfigException>> compile = new FutureTask<>(() -> {
-            COMPILATIONS.incrementAndGet();
-            try {
-                RecordTransformer.compile(config);
-                return Optional.empty();
-            } catch (InvalidConfigException e) {
-                return Optional.of(e);
-            }
-        });
-        FutureTask<Optional<InvalidConfigException>> known = COMPILED.putIfAbsent(id, compile);
+        FutureTask<Optional<InvalidConfigException>> known = COMPILED.get(id);
         if (known == null) {
-            compile.run();
-            known = compile;
+            known = compileOnce(id, config);
         }
         Optional<InvalidConfigException> error;
         try {
@@ -157,6 +147,25 @@ public final class WorkerJobConfigs {
         if (error.isPresent()) {
             throw new InvalidConfigException(error.get().field(), error.get().reason());
         }
+    }
+
+    /** The compilation of {@code id}: this thread's, run now, unless another thread's was registered first. */
+    private static FutureTask<Optional<InvalidConfigException>> compileOnce(String id, JobConfig config) {
+        FutureTask<Optional<InvalidConfigException>> compile = new FutureTask<>(() -> {
+            COMPILATIONS.incrementAndGet();
+            try {
+                RecordTransformer.compile(config);
+                return Optional.empty();
+            } catch (InvalidConfigException e) {
+                return Optional.of(e);
+            }
+        });
+        FutureTask<Optional<InvalidConfigException>> registered = COMPILED.putIfAbsent(id, compile);
+        if (registered != null) {
+            return registered;
+        }
+        compile.run();
+        return compile;
     }
 
     /** How many times expressions were compiled since the class was loaded. */

@@ -22,6 +22,9 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaimSpec;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.SeccompProfile;
 import io.fabric8.kubernetes.api.model.SecretKeySelector;
 import io.fabric8.kubernetes.api.model.SecretVolumeSource;
@@ -29,12 +32,9 @@ import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeResourceRequirements;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetPersistentVolumeClaimRetentionPolicy;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
-import io.fabric8.kubernetes.api.model.Probe;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
-import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 
 import io.oncestream.api.StreamJob;
 import io.oncestream.api.StreamJobResources;
@@ -127,6 +127,29 @@ public final class WorkerStatefulSets {
         String retention = checkpoint.whenDeleted == VolumeRetention.DELETE ? "Delete" : "Retain";
         StreamJobSpec.SecretRef kafkaSecret = spec.source.kafka.secretRef;
 
+        StatefulSetSpec set = new StatefulSetSpec();
+        set.setReplicas(replicas);
+        set.setServiceName(StreamJobResources.serviceName(name));
+        set.setPodManagementPolicy("Parallel");
+        LabelSelector selector = new LabelSelector();
+        selector.setMatchLabels(StreamJobResources.selectorLabels(name));
+        set.setSelector(selector);
+        StatefulSetPersistentVolumeClaimRetentionPolicy claims = new StatefulSetPersistentVolumeClaimRetentionPolicy();
+        claims.setWhenDeleted(retention);
+        claims.setWhenScaled(checkpoint.whenScaled == VolumeRetention.DELETE ? "Delete" : "Retain");
+        set.setPersistentVolumeClaimRetentionPolicy(claims);
+        set.setTemplate(podTemplate(job, settings, configHash, container(job, settings, image, resources, kafkaSecret), kafkaSecret));
+        set.setVolumeClaimTemplates(new ArrayList<>(List.of(checkpointClaim(name, checkpoint))));
+
+        StatefulSet statefulSet = new StatefulSet();
+        statefulSet.setMetadata(OwnedObjects.metadata(job, StreamJobResources.statefulSetName(name)));
+        statefulSet.setSpec(set);
+        return statefulSet;
+    }
+
+    /** The worker container: its arguments, variables, port, probes, resources, security context and mounts. */
+    private static Container container(StreamJob job, WorkerSettings settings, String image, ResourceRequirements resources,
+            StreamJobSpec.SecretRef kafkaSecret) {
         Container worker = new Container();
         worker.setName("worker");
         worker.setImage(image);
@@ -136,7 +159,7 @@ public final class WorkerStatefulSets {
                 // A drained availableNow worker stays up until the operator scales the job down:
                 // an exit would make the kubelet restart it, over and over.
                 "--when-done", "wait")));
-        worker.setEnv(env(spec, job.getMetadata().getUid()));
+        worker.setEnv(env(job.getSpec(), job.getMetadata().getUid()));
         // A worker that fails leaves the end of its log in the pod's status, where the operator reads it.
         worker.setTerminationMessagePolicy("FallbackToLogsOnError");
         ContainerPort http = new ContainerPort();
@@ -146,13 +169,13 @@ public final class WorkerStatefulSets {
         worker.setLivenessProbe(probe(WorkerEndpoints.LIVE, 3));
         worker.setReadinessProbe(probe(WorkerEndpoints.READY, 1));
         worker.setResources(resources);
-        SecurityContext containerSecurity = new SecurityContext();
-        containerSecurity.setReadOnlyRootFilesystem(true);
-        containerSecurity.setAllowPrivilegeEscalation(false);
+        SecurityContext security = new SecurityContext();
+        security.setReadOnlyRootFilesystem(true);
+        security.setAllowPrivilegeEscalation(false);
         Capabilities capabilities = new Capabilities();
         capabilities.setDrop(new ArrayList<>(List.of("ALL")));
-        containerSecurity.setCapabilities(capabilities);
-        worker.setSecurityContext(containerSecurity);
+        security.setCapabilities(capabilities);
+        worker.setSecurityContext(security);
         List<VolumeMount> mounts = new ArrayList<>();
         mounts.add(mount("config", CONFIG_DIR, true));
         mounts.add(mount(StreamJobResources.checkpointVolumeName(), CHECKPOINT_DIR, null));
@@ -161,15 +184,22 @@ public final class WorkerStatefulSets {
             mounts.add(mount("kafka-secret", KAFKA_SECRET_DIR, true));
         }
         worker.setVolumeMounts(mounts);
+        return worker;
+    }
 
-        PodSecurityContext podSecurity = new PodSecurityContext();
-        podSecurity.setRunAsNonRoot(true);
-        podSecurity.setRunAsUser(10001L);
-        podSecurity.setRunAsGroup(10001L);
-        podSecurity.setFsGroup(10001L);
+    /** The pod: its labels and annotations, placement, security context, the container and its volumes. */
+    private static PodTemplateSpec podTemplate(StreamJob job, WorkerSettings settings, String configHash, Container worker,
+            StreamJobSpec.SecretRef kafkaSecret) {
+        StreamJobSpec spec = job.getSpec();
+        String name = job.getMetadata().getName();
+        PodSecurityContext security = new PodSecurityContext();
+        security.setRunAsNonRoot(true);
+        security.setRunAsUser(10001L);
+        security.setRunAsGroup(10001L);
+        security.setFsGroup(10001L);
         SeccompProfile seccomp = new SeccompProfile();
         seccomp.setType("RuntimeDefault");
-        podSecurity.setSeccompProfile(seccomp);
+        security.setSeccompProfile(seccomp);
 
         List<Volume> volumes = new ArrayList<>();
         Volume config = new Volume();
@@ -197,57 +227,43 @@ public final class WorkerStatefulSets {
         pod.setTolerations(spec.worker == null ? null : spec.worker.tolerations);
         pod.setAutomountServiceAccountToken(false);
         pod.setTerminationGracePeriodSeconds(settings.terminationGraceSeconds());
-        pod.setSecurityContext(podSecurity);
+        pod.setSecurityContext(security);
         pod.setContainers(new ArrayList<>(List.of(worker)));
         pod.setVolumes(volumes);
 
-        ObjectMeta podMetadata = new ObjectMeta();
-        podMetadata.setLabels(StreamJobResources.labels(name));
+        ObjectMeta metadata = new ObjectMeta();
+        metadata.setLabels(StreamJobResources.labels(name));
         Map<String, String> annotations = new LinkedHashMap<>();
         annotations.put(StreamJobResources.CONFIG_HASH_ANNOTATION, configHash);
         // The convention a Prometheus with Kubernetes pod discovery scrapes by (docs/metrics.md).
         annotations.put("prometheus.io/scrape", "true");
         annotations.put("prometheus.io/port", String.valueOf(StreamJobResources.WORKER_HTTP_PORT));
         annotations.put("prometheus.io/path", WorkerEndpoints.METRICS);
-        podMetadata.setAnnotations(annotations);
+        metadata.setAnnotations(annotations);
         PodTemplateSpec template = new PodTemplateSpec();
-        template.setMetadata(podMetadata);
+        template.setMetadata(metadata);
         template.setSpec(pod);
+        return template;
+    }
 
-        ObjectMeta claimMetadata = new ObjectMeta();
-        claimMetadata.setName(StreamJobResources.checkpointVolumeName());
-        claimMetadata.setLabels(StreamJobResources.labels(name));
-        PersistentVolumeClaimSpec claimSpec = new PersistentVolumeClaimSpec();
-        claimSpec.setAccessModes(new ArrayList<>(List.of((checkpoint.accessMode == null ? VolumeAccessMode.READ_WRITE_ONCE
+    /** The claim template of each worker's checkpoint volume. */
+    private static PersistentVolumeClaim checkpointClaim(String name, StreamJobSpec.Checkpoint checkpoint) {
+        ObjectMeta metadata = new ObjectMeta();
+        metadata.setName(StreamJobResources.checkpointVolumeName());
+        metadata.setLabels(StreamJobResources.labels(name));
+        PersistentVolumeClaimSpec spec = new PersistentVolumeClaimSpec();
+        spec.setAccessModes(new ArrayList<>(List.of((checkpoint.accessMode == null ? VolumeAccessMode.READ_WRITE_ONCE
                 : checkpoint.accessMode).kubernetesName())));
-        claimSpec.setStorageClassName(checkpoint.storageClassName);
-        VolumeResourceRequirements claimResources = new VolumeResourceRequirements();
+        spec.setStorageClassName(checkpoint.storageClassName);
+        VolumeResourceRequirements resources = new VolumeResourceRequirements();
         Map<String, Quantity> requests = new LinkedHashMap<>();
         requests.put("storage", new Quantity(checkpoint.size == null ? StreamJobSpec.Checkpoint.DEFAULT_SIZE : checkpoint.size));
-        claimResources.setRequests(requests);
-        claimSpec.setResources(claimResources);
+        resources.setRequests(requests);
+        spec.setResources(resources);
         PersistentVolumeClaim claim = new PersistentVolumeClaim();
-        claim.setMetadata(claimMetadata);
-        claim.setSpec(claimSpec);
-
-        StatefulSetSpec set = new StatefulSetSpec();
-        set.setReplicas(replicas);
-        set.setServiceName(StreamJobResources.serviceName(name));
-        set.setPodManagementPolicy("Parallel");
-        LabelSelector selector = new LabelSelector();
-        selector.setMatchLabels(StreamJobResources.selectorLabels(name));
-        set.setSelector(selector);
-        StatefulSetPersistentVolumeClaimRetentionPolicy claims = new StatefulSetPersistentVolumeClaimRetentionPolicy();
-        claims.setWhenDeleted(retention);
-        claims.setWhenScaled(checkpoint.whenScaled == VolumeRetention.DELETE ? "Delete" : "Retain");
-        set.setPersistentVolumeClaimRetentionPolicy(claims);
-        set.setTemplate(template);
-        set.setVolumeClaimTemplates(new ArrayList<>(List.of(claim)));
-
-        StatefulSet statefulSet = new StatefulSet();
-        statefulSet.setMetadata(OwnedObjects.metadata(job, StreamJobResources.statefulSetName(name)));
-        statefulSet.setSpec(set);
-        return statefulSet;
+        claim.setMetadata(metadata);
+        claim.setSpec(spec);
+        return claim;
     }
 
     /**
