@@ -9,10 +9,21 @@ final class BatchCounts {
     private long filteredOut;
     private long deadLettered;
     private long written;
+    private long bytesRead;
 
     /** One more record read; returns how many now. */
     long recordRead() {
         return ++read;
+    }
+
+    /** The key and value of a record read (either may be null). */
+    void bytesRead(byte[] key, byte[] value) {
+        bytesRead += (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+    }
+
+    /** The bytes of the keys and values read. */
+    long bytesRead() {
+        return bytesRead;
     }
 
     /** Counts where {@link RecordDispatch} sent a record: nowhere (filtered out), or to the dead-letter table. */

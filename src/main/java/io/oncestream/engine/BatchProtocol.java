@@ -60,6 +60,8 @@ final class BatchProtocol {
     private boolean seedDecided;
     /** The checkpoint's counts since the job started, as of the last committed batch. */
     private RecordTotals totals;
+    /** What caps a new batch besides {@code maxRecordsPerBatch}: the heap. */
+    private BatchMemory memory = BatchMemory.ofThisJvm();
 
     BatchProtocol(JobConfig config, Checkpoint checkpoint, Pipeline pipeline, Controls controls, Epoch epoch, RecordTotals totals) {
         this.config = config;
@@ -72,6 +74,11 @@ final class BatchProtocol {
         this.progress = controls.progress();
         this.epoch = epoch;
         this.totals = totals;
+    }
+
+    /** Batches sized for another heap than this JVM's (tests). */
+    void memory(BatchMemory memory) {
+        this.memory = memory;
     }
 
     /** The checkpoint's counts since the job started, as of the last committed batch. */
@@ -127,6 +134,7 @@ final class BatchProtocol {
         BatchCounts counts = new BatchCounts();
         Map<String, Long> chain = new TreeMap<>();
         List<RowSink.Write> writes = read(batch, counts, chain);
+        memory.read(counts.read(), counts.bytesRead());
         long readDone = clock();
         write(batch.id(), writes, counts);
         long writeDone = clock();
@@ -160,7 +168,7 @@ final class BatchProtocol {
 
     private Plan plan(Map<String, KafkaOffsets> kafka) {
         return BatchPlanner.plan(new BatchPlanner.Input(checkpoint.offsets().latest(), checkpoint.commits().latest(),
-                kafka, config.source().startingOffsets(), config.source().maxRecordsPerBatch(),
+                kafka, config.source().startingOffsets(), memory.maxRecords(config.source().maxRecordsPerBatch()),
                 config.source().failOnDataLoss(), clock(), seed()));
     }
 
@@ -176,6 +184,7 @@ final class BatchProtocol {
         source.read(batch.offsets().partitions(), record -> {
             long ts = WriteTimestamps.next(chain.get(record.partitionKey()), record.timestampMs());
             chain.put(record.partitionKey(), ts);
+            counts.bytesRead(record.key(), record.value());
             RecordDispatch.Routed routed = dispatch.route(batch.id(), record, ts);
             if (!routed.filteredOut()) {
                 writes.add(routed.write());

@@ -64,6 +64,12 @@ public final class MicroBatchEngine {
         this.drain = config.trigger().availableNow() ? new Drain() : null;
     }
 
+    /** Sizes batches for a heap of {@code maxHeapBytes} instead of this JVM's (tests); before {@link #run()}. */
+    MicroBatchEngine heapForBatches(long maxHeapBytes) {
+        protocol.memory(new BatchMemory(maxHeapBytes));
+        return this;
+    }
+
     /**
      * The checkpoint's counts since the job started, as of its last commit: that commit's
      * totals; for a checkpoint whose commits predate totals, the sum of the commits it still

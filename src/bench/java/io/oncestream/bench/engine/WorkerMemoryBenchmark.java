@@ -28,8 +28,9 @@ import io.oncestream.operator.model.WorkerStatefulSets;
 
 /**
  * What a worker needs in memory ({@code deploy/local/benchmark.sh --worker-memory}): the packaged
- * worker as a whole process, a continuous job with a worker pod's JVM options and no {@code -Xmx}
- * (the heap follows the memory limit, {@code -XX:MaxRAMPercentage=75}), inside a memory cgroup whose
+ * worker as a whole process, a continuous job with a worker pod's JVM options (the heap follows the
+ * memory limit: {@code -XX:MaxRAMPercentage=75}, and below 640 MiB the {@code -Xmx} the operator
+ * adds, the limit less 160 MiB), inside a memory cgroup whose
  * limit imitates a container's: the JVM reads it (container support) and the kernel OOM-kills the
  * worker above it. For each load (records/s produced to the job's topic while it runs, 0 for a
  * worker at rest, {@code max} for a backlog drained as fast as the worker can) it tries the limits
@@ -130,7 +131,8 @@ final class WorkerMemoryBenchmark {
             }
         }
         System.out.println();
-        System.out.printf("RESULTS (packaged worker, a continuous job, on %s; JAVA_TOOL_OPTIONS: %s, then the set's options;"
+        System.out.printf("RESULTS (packaged worker, a continuous job, on %s; JAVA_TOOL_OPTIONS: %s, then -Xmx as the operator sets it"
+                + " for the limit (below 640 MiB, unless the set's options size the heap), then the set's options;"
                 + " JDK_JAVA_OPTIONS: %s; the memory limit is a memory cgroup's; %d s measured after %d s of warm-up;"
                 + " a run passes with no OOM kill, GC pauses <= 5 %% of the window, and the table exact; maxRecordsPerBatch %,d)%n",
                 workerJava.getParent().getParent(), WorkerStatefulSets.DEFAULT_JVM_OPTIONS,
@@ -246,7 +248,9 @@ final class WorkerMemoryBenchmark {
                 Files.writeString(dir.resolve("job.json"), config(topic, name, maxRecordsPerBatch)).toString(), "--checkpoint",
                 dir.resolve("checkpoint").toString(), "--worker-index", "0", "--http-host", "127.0.0.1", "--http-port", "0"));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
-        builder.environment().put("JAVA_TOOL_OPTIONS", (WorkerStatefulSets.DEFAULT_JVM_OPTIONS + " " + options).trim());
+        // As the operator renders them for a container of this limit: with -Xmx below 640 MiB, unless the options size the heap.
+        builder.environment().put("JAVA_TOOL_OPTIONS", WorkerStatefulSets.javaToolOptions(WorkerStatefulSets.DEFAULT_JVM_OPTIONS,
+                (long) limitMiB << 20, options.isBlank() ? null : options.trim()));
         String imageOptions = WorkerProcessBenchmark.imageJdkJavaOptions(workerJava);
         if (imageOptions != null) {
             builder.environment().put("JDK_JAVA_OPTIONS", imageOptions);

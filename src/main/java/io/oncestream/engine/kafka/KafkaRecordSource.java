@@ -59,6 +59,7 @@ public final class KafkaRecordSource implements RecordSource {
     private static final int HELD_FOR_PLANNING = 10_000;
     /** The consumer's {@code fetch.max.wait.ms} unless the job's properties set it. */
     private static final int FETCH_MAX_WAIT_MS = 10;
+    private static final long MIB = 1024 * 1024;
     private static final Logger LOG = Logger.getLogger(KafkaRecordSource.class.getName());
 
     private final JobConfig.KafkaSource config;
@@ -117,10 +118,25 @@ public final class KafkaRecordSource implements RecordSource {
         // the next batch's offsets request on the same connection waits behind it (with Kafka's
         // 500 ms default, planning took 495-499 ms in some latency runs).
         props.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, String.valueOf(FETCH_MAX_WAIT_MS));
-        props.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(32 * 1024 * 1024));
-        props.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(4 * 1024 * 1024));
+        long heap = Runtime.getRuntime().maxMemory();
+        props.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(fetchMaxBytes(heap)));
+        props.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(partitionFetchBytes(heap)));
         props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, config.groupId() + "-worker-" + workerIndex);
         return props;
+    }
+
+    /**
+     * What one fetch may bring: 32 MiB, or an eighth of a smaller heap's maximum (a fetch's
+     * records are on the heap next to the batch's, which {@code BatchMemory} gives another eighth),
+     * at least Kafka's default partition size of 1 MiB.
+     */
+    static long fetchMaxBytes(long maxHeapBytes) {
+        return Math.max(MIB, Math.min(32 * MIB, maxHeapBytes / 8));
+    }
+
+    /** What one partition of a fetch may bring: 4 MiB, or a 32nd of a smaller heap's maximum, at least 1 MiB. */
+    static long partitionFetchBytes(long maxHeapBytes) {
+        return Math.max(MIB, Math.min(4 * MIB, maxHeapBytes / 32));
     }
 
     /** The partitions this worker owns now. */

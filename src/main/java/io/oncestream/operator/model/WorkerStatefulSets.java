@@ -87,7 +87,52 @@ public final class WorkerStatefulSets {
     /** {@link #DEFAULT_JVM_OPTIONS} for an {@code availableNow} job: with {@link #BOUNDED_RUN_JIT_OPTIONS}. */
     public static final String AVAILABLE_NOW_JVM_OPTIONS = DEFAULT_JVM_OPTIONS + " " + BOUNDED_RUN_JIT_OPTIONS;
 
+    /** What the JVM needs outside its heap: metaspace, code, threads, direct buffers (docs/worker.md, Memory). */
+    static final long NON_HEAP_BYTES = 160L << 20;
+    /** JVM options that choose the heap's size themselves: with one of them the job decides. */
+    private static final List<String> HEAP_SIZE_OPTIONS = List.of("-Xmx", "-XX:MaxHeapSize=", "-XX:MaxRAMPercentage=",
+            "-XX:MaxRAM=", "-XX:MaxRAMFraction=");
+
     private WorkerStatefulSets() {
+    }
+
+    /**
+     * The worker container's {@code JAVA_TOOL_OPTIONS}: {@code defaults}, the heap's size for a
+     * small memory limit ({@link #heapOption}), then the job's {@code jvmOptions} (a later option wins).
+     *
+     * @param memoryLimitBytes the container's memory limit, or -1 for none
+     */
+    public static String javaToolOptions(String defaults, long memoryLimitBytes, String jvmOptions) {
+        String heap = heapOption(memoryLimitBytes, jvmOptions);
+        String options = heap == null ? defaults : defaults + " " + heap;
+        return jvmOptions == null ? options : options + " " + jvmOptions;
+    }
+
+    /**
+     * {@code -Xmx}, in MiB, for a memory limit under 640 MiB, unless the job's options size the
+     * heap: the limit less {@link #NON_HEAP_BYTES}, at least a quarter of it. The defaults' 75 %
+     * of the limit leaves the JVM less than the 130-170 MiB it takes outside the heap there, and
+     * a worker that fills its heap (any load whose batches outlive a young collection: the serial
+     * collector grows the heap to its maximum first) was killed: at 5,000 records/s in 384 MiB,
+     * catching up in 256 MiB (docs/benchmarks.md, "Worker memory"). From 640 MiB up, 75 % leaves
+     * at least that, and nothing is added.
+     */
+    static String heapOption(long memoryLimitBytes, String jvmOptions) {
+        if (memoryLimitBytes <= 0 || jvmOptions != null && HEAP_SIZE_OPTIONS.stream().anyMatch(jvmOptions::contains)) {
+            return null;
+        }
+        long heap = Math.max(memoryLimitBytes / 4, memoryLimitBytes - NON_HEAP_BYTES);
+        if (heap >= memoryLimitBytes / 4 * 3) {
+            return null;
+        }
+        return "-Xmx" + Math.max(1, heap >> 20) + "m";
+    }
+
+    /** The worker container's memory limit in bytes, or -1 if it has none. */
+    static long memoryLimitBytes(StreamJobSpec spec) {
+        ResourceRequirements resources = spec.worker == null ? null : spec.worker.resources;
+        Quantity limit = resources == null || resources.getLimits() == null ? null : resources.getLimits().get("memory");
+        return limit == null ? -1 : Quantity.getAmountInBytes(limit).longValue();
     }
 
     public static StatefulSet desired(StreamJob job, WorkerSettings settings, String configHash) {
@@ -287,7 +332,7 @@ public final class WorkerStatefulSets {
         }
         String jvmOptions = spec.worker == null ? null : spec.worker.jvmOptions; // the CRD's pattern: options, no edge spaces
         String defaults = availableNow(spec) ? AVAILABLE_NOW_JVM_OPTIONS : DEFAULT_JVM_OPTIONS;
-        env.add(variable("JAVA_TOOL_OPTIONS", jvmOptions == null ? defaults : defaults + " " + jvmOptions, null));
+        env.add(variable("JAVA_TOOL_OPTIONS", javaToolOptions(defaults, memoryLimitBytes(spec), jvmOptions), null));
         if (spec.source.kafka.secretRef != null) {
             env.add(variable("ONCESTREAM_KAFKA_SECRET_DIR", KAFKA_SECRET_DIR, null));
         }

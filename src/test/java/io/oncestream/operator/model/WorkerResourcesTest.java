@@ -192,6 +192,35 @@ class WorkerResourcesTest {
     }
 
     @Test
+    void aSmallMemoryLimitLeavesTheJvmRoomOutsideItsHeap() {
+        java.util.function.Function<String, String> javaToolOptions = extra -> WorkerStatefulSets.desired(TestJobs.job(extra), SETTINGS, "h")
+                .getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS")).map(EnvVar::getValue).findFirst().orElseThrow();
+        String defaults = WorkerStatefulSets.DEFAULT_JVM_OPTIONS;
+        java.util.function.Function<String, String> limited = memory -> javaToolOptions.apply(
+                "  worker:\n    resources:\n      limits: {memory: " + memory + "}\n");
+        assertThat(limited.apply("256Mi")).as("the limit less 160 MiB").isEqualTo(defaults + " -Xmx96m");
+        assertThat(limited.apply("512Mi")).isEqualTo(defaults + " -Xmx352m");
+        assertThat(limited.apply("384Mi")).isEqualTo(defaults + " -Xmx224m");
+        assertThat(limited.apply("0.5Gi")).isEqualTo(defaults + " -Xmx352m");
+        assertThat(limited.apply("500M")).as("decimal units").isEqualTo(defaults + " -Xmx316m");
+        assertThat(limited.apply("192Mi")).as("at least a quarter of the limit").isEqualTo(defaults + " -Xmx48m");
+        assertThat(limited.apply("639Mi")).isEqualTo(defaults + " -Xmx479m");
+        assertThat(limited.apply("640Mi")).as("from 640 MiB, 75 % leaves 160 MiB: nothing added").isEqualTo(defaults);
+        assertThat(limited.apply("2Gi")).isEqualTo(defaults);
+        assertThat(javaToolOptions.apply("  worker:\n    resources:\n      requests: {memory: 256Mi}\n"))
+                .as("a request without a limit: the JVM sees no limit").isEqualTo(defaults);
+        for (String own : new String[] {"-Xmx200m", "-XX:MaxRAMPercentage=50", "-XX:MaxHeapSize=200m", "-XX:MaxRAM=1g"}) {
+            assertThat(javaToolOptions.apply("  worker:\n    resources:\n      limits: {memory: 256Mi}\n    jvmOptions: \"" + own + "\"\n"))
+                    .as("the job's own heap size").isEqualTo(defaults + " " + own);
+        }
+        assertThat(javaToolOptions.apply("  worker:\n    resources:\n      limits: {memory: 256Mi}\n    jvmOptions: \"-XX:TieredStopAtLevel=1\"\n"))
+                .isEqualTo(defaults + " -Xmx96m -XX:TieredStopAtLevel=1");
+        assertThat(javaToolOptions.apply("  trigger: {availableNow: true}\n  worker:\n    resources:\n      limits: {memory: 256Mi}\n"))
+                .isEqualTo(WorkerStatefulSets.AVAILABLE_NOW_JVM_OPTIONS + " -Xmx96m");
+    }
+
+    @Test
     void aDrainedJobKeepsItsTemplateButRunsNoWorkers() {
         StreamJob job = TestJobs.job("  parallelism: 3\n");
         StatefulSet running = WorkerStatefulSets.desired(job, SETTINGS, "h", false);

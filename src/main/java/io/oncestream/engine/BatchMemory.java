@@ -1,0 +1,70 @@
+package io.oncestream.engine;
+
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * How many records a new batch may hold so that it fits the worker's heap. A batch's records and
+ * their writes are all in memory from its read until Cassandra acknowledged the last write: at
+ * the default {@code maxRecordsPerBatch} of 50,000 small records that was 68-83 MiB live
+ * (docs/benchmarks.md, "Worker memory"), which a worker in a 256 MiB pod, catching up a backlog,
+ * cannot hold. So a new batch is capped at {@link #BUDGET_SHARE} of the heap, estimating each
+ * record's memory from the bytes of the last batch's records; {@code maxRecordsPerBatch} still
+ * caps it too. A replay reads its recorded ranges, whatever the cap is now.
+ * <p>
+ * The estimate: {@link #PER_RECORD} bytes of objects per record (the consumer's record, the
+ * engine's, the mapped columns and the bound statement: 1.4-1.7 KB for the benchmark's
+ * 150-byte orders) plus {@link #PER_BYTE} times its key and value (the bytes themselves, the
+ * decoded values and the bound values). Before any batch was read, records are taken to be
+ * {@link #ASSUMED_RECORD_BYTES} bytes, so a first batch is small and the next follow the data.
+ */
+final class BatchMemory {
+
+    private static final Logger LOG = Logger.getLogger(MicroBatchEngine.class.getName());
+
+    /** The share of the heap one batch's records and writes may take: one eighth. */
+    static final int BUDGET_SHARE = 8;
+    static final long PER_RECORD = 1024;
+    static final long PER_BYTE = 3;
+    static final long ASSUMED_RECORD_BYTES = 1024;
+
+    private final long budget;
+    private long bytesPerRecord = ASSUMED_RECORD_BYTES;
+    private boolean capReported;
+
+    /** For a heap of at most {@code maxHeapBytes} ({@link Runtime#maxMemory()}). */
+    BatchMemory(long maxHeapBytes) {
+        this.budget = maxHeapBytes / BUDGET_SHARE;
+    }
+
+    /** The worker's own heap. */
+    static BatchMemory ofThisJvm() {
+        return new BatchMemory(Runtime.getRuntime().maxMemory());
+    }
+
+    /** The most records a new batch may hold: {@code configured}, or fewer if they would not fit; at least 1. */
+    long maxRecords(long configured) {
+        long fit = Math.max(1, budget / (PER_RECORD + PER_BYTE * bytesPerRecord));
+        if (fit >= configured) {
+            return configured;
+        }
+        if (!capReported) {
+            capReported = true;
+            LOG.log(Level.INFO, "batches hold at most " + fit + " records (maxRecordsPerBatch " + configured
+                    + ") so that a batch fits in " + (budget >> 20) + " MiB, an eighth of the heap; records average "
+                    + bytesPerRecord + " bytes (a larger memory limit allows larger batches)");
+        }
+        return fit;
+    }
+
+    /** A batch read {@code records} records of {@code bytes} bytes of keys and values in all. */
+    void read(long records, long bytes) {
+        if (records > 0) {
+            bytesPerRecord = bytes / records;
+        }
+    }
+
+    long bytesPerRecord() {
+        return bytesPerRecord;
+    }
+}
