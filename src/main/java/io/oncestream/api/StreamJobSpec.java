@@ -322,8 +322,8 @@ public class StreamJobSpec {
 
         @JsonPropertyDescription("JVM options of the worker, after the operator's defaults (-XX:MaxRAMPercentage=75 "
                 + "-Djava.io.tmpdir=/tmp, raised C2 compile thresholds, -XX:Tier4..., and for availableNow jobs smaller C2 "
-                + "inlining limits, -XX:FreqInlineSize=100 -XX:InlineSmallCode=1000; see docs/operator.md), so that a later "
-                + "one wins; options only, each starting with '-', separated by "
+                + "inlining limits, -XX:FreqInlineSize=100 -XX:InlineSmallCode=1000; with a memory limit under 640Mi, -Xmx "
+                + "the limit less 160Mi unless these options size the heap; see docs/worker.md), so that a later one wins; options only, each starting with '-', separated by "
                 + "spaces. Example: -XX:TieredStopAtLevel=1 costs less CPU on availableNow runs of up to about a million "
                 + "records and more on longer ones. A change rolls the workers.")
         @Pattern(JVM_OPTIONS_PATTERN)

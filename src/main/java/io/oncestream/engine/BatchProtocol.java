@@ -62,6 +62,8 @@ final class BatchProtocol {
     private RecordTotals totals;
     /** What caps a new batch besides {@code maxRecordsPerBatch}: the heap. */
     private BatchMemory memory = BatchMemory.ofThisJvm();
+    private long lastBatchRecords;
+    private boolean lastBatchCutByMemory;
 
     BatchProtocol(JobConfig config, Checkpoint checkpoint, Pipeline pipeline, Controls controls, Epoch epoch, RecordTotals totals) {
         this.config = config;
@@ -114,7 +116,17 @@ final class BatchProtocol {
 
     /** Whether step 1 would find nothing to read in {@code kafka}. */
     boolean idleAt(Map<String, KafkaOffsets> kafka) {
-        return plan(kafka) instanceof Plan.Idle;
+        return plan(kafka, config.source().maxRecordsPerBatch()) instanceof Plan.Idle;
+    }
+
+    /** The records of the last batch run (its offsets' span). */
+    long lastBatchRecords() {
+        return lastBatchRecords;
+    }
+
+    /** Whether the last batch run was new and cut short to fit the heap, records beyond it waiting: more can follow at once. */
+    boolean lastBatchCutByMemory() {
+        return lastBatchCutByMemory;
     }
 
     /**
@@ -123,11 +135,15 @@ final class BatchProtocol {
      */
     boolean runBatch(Map<String, KafkaOffsets> kafka, long started) {
         progress.planned(kafka);
-        Optional<PlannedBatch> planned = planAndWriteAhead(kafka);
+        long configured = config.source().maxRecordsPerBatch();
+        long max = memory.maxRecords(configured);
+        Optional<PlannedBatch> planned = planAndWriteAhead(kafka, max);
         if (planned.isEmpty()) {
             return false;
         }
         PlannedBatch batch = planned.get();
+        lastBatchRecords = batch.offsets().size();
+        lastBatchCutByMemory = !batch.replay() && max < configured && lastBatchRecords >= max;
         long walDone = clock();
         progress.running(batch.id(), batch.offsets().partitions());
         controls.hooks().reached(ProtocolStep.AFTER_WAL, batch.id());
@@ -145,8 +161,8 @@ final class BatchProtocol {
     }
 
     /** Steps 1 and 2: the open batch to replay, or the next one, its {@code offsets/N} written. */
-    private Optional<PlannedBatch> planAndWriteAhead(Map<String, KafkaOffsets> kafka) {
-        Plan plan = plan(kafka);
+    private Optional<PlannedBatch> planAndWriteAhead(Map<String, KafkaOffsets> kafka, long maxRecords) {
+        Plan plan = plan(kafka, maxRecords);
         if (plan instanceof Plan.Idle) {
             return Optional.empty();
         }
@@ -166,9 +182,9 @@ final class BatchProtocol {
         return Optional.of(new PlannedBatch(n.batchId(), n.offsets(), false));
     }
 
-    private Plan plan(Map<String, KafkaOffsets> kafka) {
+    private Plan plan(Map<String, KafkaOffsets> kafka, long maxRecords) {
         return BatchPlanner.plan(new BatchPlanner.Input(checkpoint.offsets().latest(), checkpoint.commits().latest(),
-                kafka, config.source().startingOffsets(), memory.maxRecords(config.source().maxRecordsPerBatch()),
+                kafka, config.source().startingOffsets(), maxRecords,
                 config.source().failOnDataLoss(), clock(), seed()));
     }
 

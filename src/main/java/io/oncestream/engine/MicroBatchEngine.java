@@ -121,8 +121,9 @@ public final class MicroBatchEngine {
         }
         Backoff backoff = new Backoff(1_000, 5_000);
         String waitedFor = null;
+        TriggerInterval interval = new TriggerInterval(config.trigger().intervalMs(), config.source().maxRecordsPerBatch());
         while (!stopRequested.getAsBoolean()) {
-            long started = clockMs.getAsLong();
+            interval.batchStarting(clockMs.getAsLong());
             StepResult result;
             try {
                 if (barrier.due()) {
@@ -150,6 +151,7 @@ public final class MicroBatchEngine {
                         + e.getMessage() + (source ? " (no batch is planned meanwhile and nothing is lost; check the brokers and the"
                         + " network to them)" : " (no batch is planned meanwhile; free space on the volume or make it writable)"));
                 Pause.upTo(delayMs, clockMs, stopRequested);
+                interval.end();
                 continue;
             }
             if (result == StepResult.IDLE && config.trigger().availableNow()) {
@@ -158,12 +160,17 @@ public final class MicroBatchEngine {
             }
             // A trigger interval spaces batches (Spark's processing-time trigger); availableNow drains back to back.
             if (result == StepResult.IDLE || (config.trigger().intervalMs() > 0 && !config.trigger().availableNow())) {
+                if (result == StepResult.RAN_BATCH
+                        && interval.nextPartAtOnce(protocol.lastBatchRecords(), protocol.lastBatchCutByMemory())) {
+                    continue;
+                }
                 progress.state(EngineState.IDLE);
-                long untilNextMs = config.trigger().intervalMs() - (clockMs.getAsLong() - started);
+                long untilNextMs = interval.untilNextMs(clockMs.getAsLong());
                 // Cut short by a stop, and by a barrier, at which the worker stops as soon as it can.
                 Pause.upTo(Math.max(untilNextMs, result == StepResult.IDLE ? 100 : 0), clockMs,
                         () -> stopRequested.getAsBoolean() || epoch.ending());
             }
+            interval.end();
         }
         progress.state(EngineState.STOPPED);
         return Outcome.STOPPED;

@@ -129,6 +129,27 @@ class LifecycleE2E extends E2ETest {
     }
 
     /**
+     * A worker in a 256 MiB pod reads a backlog: the operator gives its JVM {@code -Xmx96m} (the
+     * limit less what the JVM needs outside its heap), the worker caps its batches to fit an
+     * eighth of that heap (maxRecordsPerBatch is 50,000), the container is never killed or
+     * restarted, and the table is exact.
+     */
+    @Test
+    void aWorkerInA256MiPodCatchesUpABacklogInBatchesThatFitItsHeap() {
+        E2EJob job = E2EJob.own(kube, kafka, cassandra, "e2e-small", 2, 20000);
+        job.produce(40000);
+        job.apply(Map.of("  parallelism: 2\n", "  parallelism: 1\n  worker:\n    resources:\n      limits: {memory: 256Mi}\n"));
+        job.awaitExactTable(E2ESettings.WAIT);
+        var output = kube.kubectl(null, "logs", "-n", job.namespace, job.name + "-0").orThrow();
+        String logs = output.stdout() + output.stderr();
+        assertThat(logs).as("the worker JVM's options")
+                .contains("Picked up JAVA_TOOL_OPTIONS: " + WorkerStatefulSets.DEFAULT_JVM_OPTIONS + " -Xmx96m\n");
+        assertThat(logs).as("batches capped to the heap").containsPattern("batches hold at most \\d+ records \\(maxRecordsPerBatch 50000\\)");
+        var status = kube.admin().pods().inNamespace(job.namespace).withName(job.name + "-0").get().getStatus().getContainerStatuses().get(0);
+        assertThat(status.getRestartCount()).as("restarts of the worker container (" + status.getLastState() + ")").isZero();
+    }
+
+    /**
      * JVM options the worker's JVM refuses: the pod crash-loops, and the job's status names the
      * JVM's own message (the end of the worker's log, from its pod); options it takes, applied
      * after, roll the worker, reach its JVM after the image's defaults, and the table is exact.
