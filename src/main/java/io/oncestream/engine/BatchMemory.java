@@ -16,20 +16,24 @@ import java.util.logging.Logger;
  * engine's, the mapped columns and the bound statement: 1.4-1.7 KB for the benchmark's
  * 150-byte orders) plus {@link #PER_BYTE} times its key and value (the bytes themselves, the
  * decoded values and the bound values). Before any batch was read, records are taken to be
- * {@link #ASSUMED_RECORD_BYTES} bytes, so a first batch is small and the next follow the data.
+ * {@link #ASSUMED_RECORD_BYTES} bytes, so a first batch may be smaller than the next, which follow
+ * the data; with records of tens of KB or more in a small heap, that first batch can be too large
+ * for it, and since a replay reads what its write-ahead entry recorded, only a larger heap, or a
+ * smaller {@code maxRecordsPerBatch} before the batch is planned, helps then (docs/worker.md).
  */
-final class BatchMemory {
+public final class BatchMemory {
 
     private static final Logger LOG = Logger.getLogger(MicroBatchEngine.class.getName());
 
-    /** The share of the heap one batch's records and writes may take: one eighth. */
-    static final int BUDGET_SHARE = 8;
+    /** The share of the heap one batch's records and writes may take: one eighth (and a fetch another, KafkaRecordSource). */
+    public static final int BUDGET_SHARE = 8;
     static final long PER_RECORD = 1024;
     static final long PER_BYTE = 3;
     static final long ASSUMED_RECORD_BYTES = 1024;
 
     private final long budget;
     private long bytesPerRecord = ASSUMED_RECORD_BYTES;
+    private boolean measured;
     private boolean capReported;
 
     /** For a heap of at most {@code maxHeapBytes} ({@link Runtime#maxMemory()}). */
@@ -48,7 +52,7 @@ final class BatchMemory {
         if (fit >= configured) {
             return configured;
         }
-        if (!capReported) {
+        if (measured && !capReported) {
             capReported = true;
             LOG.log(Level.INFO, "batches hold at most " + fit + " records (maxRecordsPerBatch " + configured
                     + ") so that a batch fits in " + (budget >> 20) + " MiB, an eighth of the heap; records average "
@@ -61,6 +65,7 @@ final class BatchMemory {
     void read(long records, long bytes) {
         if (records > 0) {
             bytesPerRecord = bytes / records;
+            measured = true;
         }
     }
 

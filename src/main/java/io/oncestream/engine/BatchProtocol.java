@@ -130,20 +130,20 @@ final class BatchProtocol {
     }
 
     /**
-     * Runs steps 1 to 6 for the ends {@code kafka}, {@code started} being when planning began.
-     * Returns false, having written nothing, if there is nothing to read.
+     * Runs steps 1 to 6 for the ends {@code kafka}, {@code started} being when planning began, a
+     * new batch holding at most {@code maxRecords} (and what fits the heap). Returns false, having
+     * written nothing, if there is nothing to read.
      */
-    boolean runBatch(Map<String, KafkaOffsets> kafka, long started) {
+    boolean runBatch(Map<String, KafkaOffsets> kafka, long started, long maxRecords) {
         progress.planned(kafka);
-        long configured = config.source().maxRecordsPerBatch();
-        long max = memory.maxRecords(configured);
+        long max = memory.maxRecords(maxRecords);
         Optional<PlannedBatch> planned = planAndWriteAhead(kafka, max);
         if (planned.isEmpty()) {
             return false;
         }
         PlannedBatch batch = planned.get();
         lastBatchRecords = batch.offsets().size();
-        lastBatchCutByMemory = !batch.replay() && max < configured && lastBatchRecords >= max;
+        lastBatchCutByMemory = !batch.replay() && max < maxRecords && recordsBeyond(batch, kafka);
         long walDone = clock();
         progress.running(batch.id(), batch.offsets().partitions());
         controls.hooks().reached(ProtocolStep.AFTER_WAL, batch.id());
@@ -158,6 +158,12 @@ final class BatchProtocol {
         commit(batch, counts, chain, writeDone - started);
         afterCommit.committed(batch, counts, new BatchTimings(started, walDone, readDone, writeDone, clock()));
         return true;
+    }
+
+    /** Whether {@code kafka} has records beyond any of the batch's partitions' ends. */
+    private static boolean recordsBeyond(PlannedBatch batch, Map<String, KafkaOffsets> kafka) {
+        return batch.offsets().partitions().entrySet().stream()
+                .anyMatch(e -> kafka.containsKey(e.getKey()) && kafka.get(e.getKey()).latest() > e.getValue().end());
     }
 
     /** Steps 1 and 2: the open batch to replay, or the next one, its {@code offsets/N} written. */

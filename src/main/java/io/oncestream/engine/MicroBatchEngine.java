@@ -130,7 +130,7 @@ public final class MicroBatchEngine {
                     barrier.seal(protocol::seed, protocol.totals());
                     return Outcome.AT_BARRIER;
                 }
-                result = runOnce();
+                result = runOnce(interval.recordsLeft());
                 backoff.reset();
                 progress.errorPassed(waitedFor);
                 waitedFor = null;
@@ -176,8 +176,8 @@ public final class MicroBatchEngine {
         return Outcome.STOPPED;
     }
 
-    /** Plans and runs at most one batch. */
-    private StepResult runOnce() {
+    /** Plans and runs at most one batch, of at most {@code maxRecords} records. */
+    private StepResult runOnce(long maxRecords) {
         progress.state(EngineState.PLANNING);
         long started = clockMs.getAsLong();
         if (drain != null && drain.reached(protocol)) {
@@ -187,6 +187,6 @@ public final class MicroBatchEngine {
         if (drain != null) {
             kafka = drain.cap(kafka);
         }
-        return protocol.runBatch(kafka, started) ? StepResult.RAN_BATCH : StepResult.IDLE;
+        return protocol.runBatch(kafka, started, maxRecords) ? StepResult.RAN_BATCH : StepResult.IDLE;
     }
 }

@@ -33,6 +33,11 @@ final class TriggerInterval {
         return cutByMemory && records < maxRecords;
     }
 
+    /** The most records the next batch of the interval may hold: what maxRecordsPerBatch leaves of it. */
+    long recordsLeft() {
+        return Math.max(1, maxRecords - records);
+    }
+
     /** How long until the interval ends, at {@code nowMs} (0 or less: it has). */
     long untilNextMs(long nowMs) {
         return intervalMs - (nowMs - startedMs);

@@ -1,6 +1,7 @@
 package io.oncestream.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -54,19 +55,59 @@ class BatchMemoryTest {
 
     @Test
     void theEngineReadsABacklogInBatchesThatFitTheHeapAndLosesNothing() {
+        InMemorySource source = backlog();
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 1, 1);
+        run(source, table, SMALL_HEAP, ProtocolHooks.NONE);
+
+        List<Long> sizes = source.reads().stream().map(BatchMemoryTest::size).toList();
+        assertThat(sizes.get(0)).as("the first batch, records of 1 KiB assumed").isEqualTo(50);
+        long fits = SMALL_HEAP / 8 / (BatchMemory.PER_RECORD + BatchMemory.PER_BYTE * BACKLOG_RECORD_BYTES);
+        assertThat(sizes.subList(1, sizes.size() - 1)).as("then what fits records of " + BACKLOG_RECORD_BYTES + " bytes")
+                .isNotEmpty().allSatisfy(size -> assertThat(size).isEqualTo(fits));
+        assertThat(sizes.stream().mapToLong(Long::longValue).sum()).isEqualTo(BACKLOG);
+        assertExact(table);
+    }
+
+    /** A batch planned to fit a small heap is replayed as its write-ahead entry says, whatever the heap after the restart. */
+    @Test
+    void aCrashedBatchIsReplayedWithItsRecordedRangesWhateverTheHeapNow() {
+        InMemorySource source = backlog();
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 1, 1);
+        assertThatThrownBy(() -> run(source, table, SMALL_HEAP, (step, batchId) -> {
+            if (step == ProtocolStep.MID_READ && batchId == 1) {
+                throw new IllegalStateException("crash in the middle of batch 1's read");
+            }
+        })).hasMessageContaining("crash in the middle");
+        Map<String, PartitionRange> crashed = source.reads().get(1);
+        assertThat(size(crashed)).as("a batch cut to the small heap").isLessThan(BACKLOG - 50);
+
+        run(source, table, 4096L << 20, ProtocolHooks.NONE);
+        assertThat(source.reads().get(2)).as("the replay, with a heap that fits every record").isEqualTo(crashed);
+        assertThat(size(source.reads().get(3))).as("then one batch of all the rest").isEqualTo(BACKLOG - 50 - size(crashed));
+        assertExact(table);
+        assertThat(table.ties()).isEmpty();
+    }
+
+    private static final int BACKLOG = 600;
+    /** Each backlog record's key and value, in bytes. */
+    private static final long BACKLOG_RECORD_BYTES = 441;
+    /** A heap whose eighth fits 50 records of the 1 KiB assumed before the first batch. */
+    private static final long SMALL_HEAP = 8L * 50 * (BatchMemory.PER_RECORD + BatchMemory.PER_BYTE * BatchMemory.ASSUMED_RECORD_BYTES);
+
+    /** {@link #BACKLOG} records over two partitions, each of {@link #BACKLOG_RECORD_BYTES}. */
+    private static InMemorySource backlog() {
         InMemorySource source = new InMemorySource().partition("orders", 0, 0).partition("orders", 1, 0);
-        int records = 600;
-        long recordBytes = 0;
-        for (int i = 0; i < records; i++) {
+        for (int i = 0; i < BACKLOG; i++) {
             String key = "k%03d".formatted(i);
             String value = "{\"id\": \"" + key + "\", \"amount\": " + i + ", \"pad\": \"" + "x".repeat(400 - String.valueOf(i).length()) + "\"}";
-            recordBytes = key.length() + value.length(); // the same for every record
+            assertThat(key.length() + value.length()).isEqualTo(BACKLOG_RECORD_BYTES);
             source.append("orders-" + (i % 2), i / 2, 1000 + i, key, value);
         }
-        // A heap whose eighth fits 50 records of the 1 KiB assumed before the first batch.
-        long heap = 8L * 50 * (BatchMemory.PER_RECORD + BatchMemory.PER_BYTE * BatchMemory.ASSUMED_RECORD_BYTES);
-        long fits = heap / 8 / (BatchMemory.PER_RECORD + BatchMemory.PER_BYTE * recordBytes);
-        LastWriteWinsSink table = new LastWriteWinsSink("id", 1, 1);
+        return source;
+    }
+
+    /** An availableNow job over {@code source} with batches sized for {@code heap}, on this test's checkpoint. */
+    private void run(InMemorySource source, LastWriteWinsSink table, long heap, ProtocolHooks hooks) {
         JobConfig job = JobConfigs.parse("""
                 {"jobId": "t/memory", "source": {"bootstrapServers": "k:9092", "topics": ["orders"], "maxRecordsPerBatch": 1000},
                  "sink": {"contactPoints": ["c:9042"], "localDatacenter": "dc1", "keyspace": "shop", "table": "t",
@@ -76,20 +117,56 @@ class BatchMemoryTest {
         CheckpointMetadata metadata = new CheckpointMetadata(CheckpointMetadata.FORMAT, job.jobId(), job.source().topics(), 1, 0);
         try (Checkpoint checkpoint = Checkpoint.open(dir, metadata, DurableFiles.failingAt((point, target) -> { }))) {
             new MicroBatchEngine(job, checkpoint, new Pipeline(source, RecordTransformer.compile(job), table),
-                    new Controls(ProtocolHooks.NONE, new ProgressTracker(job.jobId(), 0, 1), () -> false, new AtomicLong()::incrementAndGet))
+                    new Controls(hooks, new ProgressTracker(job.jobId(), 0, 1), () -> false, new AtomicLong()::incrementAndGet))
                     .heapForBatches(heap).run();
         }
+    }
 
-        List<Long> sizes = source.reads().stream().map(BatchMemoryTest::size).toList();
-        assertThat(sizes.get(0)).as("the first batch, records of 1 KiB assumed").isEqualTo(50);
-        assertThat(sizes.subList(1, sizes.size() - 1)).as("then what fits records of " + recordBytes + " bytes")
-                .isNotEmpty().allSatisfy(size -> assertThat(size).isEqualTo(fits));
-        assertThat(sizes.stream().mapToLong(Long::longValue).sum()).isEqualTo(records);
-        assertThat(table.rows()).hasSize(records);
-        for (int i = 0; i < records; i++) {
+    private static void assertExact(LastWriteWinsSink table) {
+        assertThat(table.rows()).hasSize(BACKLOG);
+        for (int i = 0; i < BACKLOG; i++) {
             assertThat(table.rows().get("k%03d".formatted(i))).containsEntry("amount", (long) i);
         }
-        assertThat(table.ties()).isEmpty();
+    }
+
+    /**
+     * A continuous job whose interval never ends (its clock stands still): the parts of the first
+     * interval run back to back, the last one cut to what maxRecordsPerBatch leaves, and then the
+     * engine waits for the next interval, having read the interval's share and no more.
+     */
+    @Test
+    void batchesCutShortByTheHeapRunBackToBackUntilTheIntervalReadMaxRecordsPerBatch() throws Exception {
+        InMemorySource source = new InMemorySource().partition("orders", 0, 0);
+        for (int i = 0; i < 300; i++) {
+            String key = "k%03d".formatted(i);
+            String value = "{\"id\": \"" + key + "\", \"amount\": 1, \"pad\": \"";
+            value += "x".repeat((int) BatchMemory.ASSUMED_RECORD_BYTES - key.length() - value.length() - 2) + "\"}";
+            source.append("orders-0", i, 1000 + i, key, value); // key and value: the 1 KiB assumed, so every batch fits 50
+        }
+        long heap = 8L * 50 * (BatchMemory.PER_RECORD + BatchMemory.PER_BYTE * BatchMemory.ASSUMED_RECORD_BYTES);
+        JobConfig job = JobConfigs.parse("""
+                {"jobId": "t/parts", "source": {"bootstrapServers": "k:9092", "topics": ["orders"], "maxRecordsPerBatch": 120},
+                 "sink": {"contactPoints": ["c:9042"], "localDatacenter": "dc1", "keyspace": "shop", "table": "t",
+                          "columns": {"id": "value.id", "amount": "value.amount"}},
+                 "trigger": {"intervalMs": 60000, "availableNow": false}}
+                """);
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 1, 1);
+        ProgressTracker progress = new ProgressTracker(job.jobId(), 0, 1);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        CheckpointMetadata metadata = new CheckpointMetadata(CheckpointMetadata.FORMAT, job.jobId(), job.source().topics(), 1, 0);
+        try (Checkpoint checkpoint = Checkpoint.open(dir, metadata, DurableFiles.failingAt((point, target) -> { }))) {
+            MicroBatchEngine engine = new MicroBatchEngine(job, checkpoint, new Pipeline(source, RecordTransformer.compile(job), table),
+                    new Controls(ProtocolHooks.NONE, progress, stop::get, () -> 0L)).heapForBatches(heap);
+            java.util.concurrent.CompletableFuture<MicroBatchEngine.Outcome> outcome =
+                    java.util.concurrent.CompletableFuture.supplyAsync(engine::run);
+            io.oncestream.testing.Awaits.until(java.time.Duration.ofSeconds(60), "the engine to wait for its next interval",
+                    () -> progress.state() == io.oncestream.contract.EngineState.IDLE || outcome.isDone());
+            assertThat(source.reads().stream().map(BatchMemoryTest::size).toList())
+                    .as("the first interval's parts: 50 fit the heap, and maxRecordsPerBatch leaves 20 for the third").containsExactly(50L, 50L, 20L);
+            stop.set(true);
+            assertThat(outcome.get(60, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(MicroBatchEngine.Outcome.STOPPED);
+        }
+        assertThat(table.rows()).hasSize(120);
     }
 
     private static long size(Map<String, PartitionRange> read) {

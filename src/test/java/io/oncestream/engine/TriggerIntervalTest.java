@@ -11,15 +11,19 @@ class TriggerIntervalTest {
     void partsCutShortByTheHeapFollowAtOnceUntilTheIntervalReadMaxRecordsPerBatch() {
         TriggerInterval interval = new TriggerInterval(1000, 120);
         interval.batchStarting(10_000);
+        assertThat(interval.recordsLeft()).isEqualTo(120);
         assertThat(interval.nextPartAtOnce(50, true)).isTrue();
         interval.batchStarting(10_100);
+        assertThat(interval.recordsLeft()).isEqualTo(70);
         assertThat(interval.nextPartAtOnce(50, true)).isTrue();
         interval.batchStarting(10_200);
-        assertThat(interval.nextPartAtOnce(50, true)).as("150 read: the interval's maxRecordsPerBatch").isFalse();
+        assertThat(interval.recordsLeft()).as("what maxRecordsPerBatch leaves of the interval").isEqualTo(20);
+        assertThat(interval.nextPartAtOnce(20, true)).as("120 read: the interval's maxRecordsPerBatch").isFalse();
         assertThat(interval.untilNextMs(10_300)).as("the interval began with its first part").isEqualTo(700);
         interval.end();
 
         interval.batchStarting(11_000);
+        assertThat(interval.recordsLeft()).as("a new interval").isEqualTo(120);
         assertThat(interval.nextPartAtOnce(30, false)).as("a batch that took all there was").isFalse();
         assertThat(interval.untilNextMs(11_050)).isEqualTo(950);
         interval.end();

@@ -30,6 +30,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import io.oncestream.contract.ChainPoint;
 import io.oncestream.contract.TopicPartitionKey;
+import io.oncestream.engine.BatchMemory;
 import io.oncestream.engine.RecordSource;
 import io.oncestream.engine.SourceException;
 import io.oncestream.engine.StopRequestedException;
@@ -127,11 +128,11 @@ public final class KafkaRecordSource implements RecordSource {
 
     /**
      * What one fetch may bring: 32 MiB, or an eighth of a smaller heap's maximum (a fetch's
-     * records are on the heap next to the batch's, which {@code BatchMemory} gives another eighth),
+     * records are on the heap next to the batch's, which {@link BatchMemory} gives another eighth),
      * at least Kafka's default partition size of 1 MiB.
      */
     static long fetchMaxBytes(long maxHeapBytes) {
-        return Math.max(MIB, Math.min(32 * MIB, maxHeapBytes / 8));
+        return Math.max(MIB, Math.min(32 * MIB, maxHeapBytes / BatchMemory.BUDGET_SHARE));
     }
 
     /** What one partition of a fetch may bring: 4 MiB, or a 32nd of a smaller heap's maximum, at least 1 MiB. */

@@ -89,9 +89,13 @@ public final class WorkerStatefulSets {
 
     /** What the JVM needs outside its heap: metaspace, code, threads, direct buffers (docs/worker.md, Memory). */
     static final long NON_HEAP_BYTES = 160L << 20;
-    /** JVM options that choose the heap's size themselves: with one of them the job decides. */
-    private static final List<String> HEAP_SIZE_OPTIONS = List.of("-Xmx", "-XX:MaxHeapSize=", "-XX:MaxRAMPercentage=",
-            "-XX:MaxRAM=", "-XX:MaxRAMFraction=");
+    /**
+     * JVM options that size the heap themselves, its maximum or its start (a start above the
+     * added maximum would stop the JVM): with one of them the job decides.
+     */
+    private static final List<String> HEAP_SIZE_OPTIONS = List.of("-Xmx", "-Xms", "-XX:MaxHeapSize=", "-XX:InitialHeapSize=",
+            "-XX:MinHeapSize=", "-XX:MaxRAM=", "-XX:MaxRAMPercentage=", "-XX:MaxRAMFraction=", "-XX:InitialRAMPercentage=",
+            "-XX:InitialRAMFraction=", "-XX:MinRAMPercentage=", "-XX:MinRAMFraction=");
 
     private WorkerStatefulSets() {
     }
@@ -118,7 +122,8 @@ public final class WorkerStatefulSets {
      * at least that, and nothing is added.
      */
     static String heapOption(long memoryLimitBytes, String jvmOptions) {
-        if (memoryLimitBytes <= 0 || jvmOptions != null && HEAP_SIZE_OPTIONS.stream().anyMatch(jvmOptions::contains)) {
+        if (memoryLimitBytes <= 0 || jvmOptions != null && java.util.Arrays.stream(jvmOptions.split(" +"))
+                .anyMatch(option -> HEAP_SIZE_OPTIONS.stream().anyMatch(option::startsWith))) {
             return null;
         }
         long heap = Math.max(memoryLimitBytes / 4, memoryLimitBytes - NON_HEAP_BYTES);

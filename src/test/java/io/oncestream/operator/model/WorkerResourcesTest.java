@@ -170,11 +170,15 @@ class WorkerResourcesTest {
         assertThat(plain.getTolerations()).isNullOrEmpty();
     }
 
+    /** The worker container's JAVA_TOOL_OPTIONS for the example with {@code extraSpec} lines appended to its spec. */
+    private static String javaToolOptions(String extraSpec) {
+        return WorkerStatefulSets.desired(TestJobs.job(extraSpec), SETTINGS, "h").getSpec().getTemplate().getSpec().getContainers().get(0)
+                .getEnv().stream().filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS")).map(EnvVar::getValue).findFirst().orElseThrow();
+    }
+
     @Test
     void jvmOptionsOfTheJobFollowTheDefaultsSoThatTheyWin() {
-        java.util.function.Function<String, String> javaToolOptions = extra -> WorkerStatefulSets.desired(TestJobs.job(extra), SETTINGS, "h")
-                .getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
-                .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS")).map(EnvVar::getValue).findFirst().orElseThrow();
+        java.util.function.Function<String, String> javaToolOptions = WorkerResourcesTest::javaToolOptions;
         String defaults = "-XX:MaxRAMPercentage=75 -Djava.io.tmpdir=/tmp -XX:Tier4InvocationThreshold=100000"
                 + " -XX:Tier4MinInvocationThreshold=12000 -XX:Tier4CompileThreshold=300000 -XX:Tier4BackEdgeThreshold=800000";
         assertThat(javaToolOptions.apply("")).isEqualTo(defaults);
@@ -193,9 +197,7 @@ class WorkerResourcesTest {
 
     @Test
     void aSmallMemoryLimitLeavesTheJvmRoomOutsideItsHeap() {
-        java.util.function.Function<String, String> javaToolOptions = extra -> WorkerStatefulSets.desired(TestJobs.job(extra), SETTINGS, "h")
-                .getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
-                .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS")).map(EnvVar::getValue).findFirst().orElseThrow();
+        java.util.function.Function<String, String> javaToolOptions = WorkerResourcesTest::javaToolOptions;
         String defaults = WorkerStatefulSets.DEFAULT_JVM_OPTIONS;
         java.util.function.Function<String, String> limited = memory -> javaToolOptions.apply(
                 "  worker:\n    resources:\n      limits: {memory: " + memory + "}\n");
@@ -210,12 +212,16 @@ class WorkerResourcesTest {
         assertThat(limited.apply("2Gi")).isEqualTo(defaults);
         assertThat(javaToolOptions.apply("  worker:\n    resources:\n      requests: {memory: 256Mi}\n"))
                 .as("a request without a limit: the JVM sees no limit").isEqualTo(defaults);
-        for (String own : new String[] {"-Xmx200m", "-XX:MaxRAMPercentage=50", "-XX:MaxHeapSize=200m", "-XX:MaxRAM=1g"}) {
+        for (String own : new String[] {"-Xmx200m", "-XX:MaxRAMPercentage=50", "-XX:MaxHeapSize=200m", "-XX:MaxRAM=1g",
+                "-XX:MaxRAMFraction=2", "-Xms128m", "-XX:InitialHeapSize=128m", "-XX:MinHeapSize=64m", "-XX:InitialRAMPercentage=50",
+                "-XX:MinRAMPercentage=50", "-Xss512k -Xms128m"}) {
             assertThat(javaToolOptions.apply("  worker:\n    resources:\n      limits: {memory: 256Mi}\n    jvmOptions: \"" + own + "\"\n"))
                     .as("the job's own heap size").isEqualTo(defaults + " " + own);
         }
         assertThat(javaToolOptions.apply("  worker:\n    resources:\n      limits: {memory: 256Mi}\n    jvmOptions: \"-XX:TieredStopAtLevel=1\"\n"))
                 .isEqualTo(defaults + " -Xmx96m -XX:TieredStopAtLevel=1");
+        assertThat(javaToolOptions.apply("  worker:\n    resources:\n      limits: {memory: 256Mi}\n    jvmOptions: \"-Dnote=-Xmx\"\n"))
+                .as("a property whose value names a heap option").isEqualTo(defaults + " -Xmx96m -Dnote=-Xmx");
         assertThat(javaToolOptions.apply("  trigger: {availableNow: true}\n  worker:\n    resources:\n      limits: {memory: 256Mi}\n"))
                 .isEqualTo(WorkerStatefulSets.AVAILABLE_NOW_JVM_OPTIONS + " -Xmx96m");
     }
