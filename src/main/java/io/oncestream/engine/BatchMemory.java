@@ -46,7 +46,7 @@ public final class BatchMemory {
         return new BatchMemory(Runtime.getRuntime().maxMemory());
     }
 
-    /** The most records a new batch may hold: {@code configured}, or fewer if they would not fit; at least 1. */
+    /** The most records a new batch may hold: {@code configured} (what the interval leaves of maxRecordsPerBatch), or fewer if they would not fit; at least 1. */
     long maxRecords(long configured) {
         long fit = Math.max(1, budget / (PER_RECORD + PER_BYTE * bytesPerRecord));
         if (fit >= configured) {
@@ -54,9 +54,9 @@ public final class BatchMemory {
         }
         if (measured && !capReported) {
             capReported = true;
-            LOG.log(Level.INFO, "batches hold at most " + fit + " records (maxRecordsPerBatch " + configured
-                    + ") so that a batch fits in " + (budget >> 20) + " MiB, an eighth of the heap; records average "
-                    + bytesPerRecord + " bytes (a larger memory limit allows larger batches)");
+            LOG.log(Level.INFO, "batches hold at most " + fit + " records so that a batch fits in " + (budget >> 20)
+                    + " MiB, an eighth of the heap; records average " + bytesPerRecord + " bytes (a trigger interval's"
+                    + " batches follow one another at once up to maxRecordsPerBatch; a larger memory limit allows larger batches)");
         }
         return fit;
     }

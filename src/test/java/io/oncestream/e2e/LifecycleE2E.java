@@ -144,7 +144,7 @@ class LifecycleE2E extends E2ETest {
         String logs = output.stdout() + output.stderr();
         assertThat(logs).as("the worker JVM's options")
                 .contains("Picked up JAVA_TOOL_OPTIONS: " + WorkerStatefulSets.DEFAULT_JVM_OPTIONS + " -Xmx96m\n");
-        assertThat(logs).as("batches capped to the heap").containsPattern("batches hold at most \\d+ records \\(maxRecordsPerBatch 50000\\)");
+        assertThat(logs).as("batches capped to the heap").containsPattern("batches hold at most \\d+ records so that a batch fits in \\d+ MiB");
         var status = kube.admin().pods().inNamespace(job.namespace).withName(job.name + "-0").get().getStatus().getContainerStatuses().get(0);
         assertThat(status.getRestartCount()).as("restarts of the worker container (" + status.getLastState() + ")").isZero();
     }
