@@ -1,6 +1,7 @@
 package io.oncestream.operator.model;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -122,7 +123,7 @@ public final class WorkerStatefulSets {
      * at least that, and nothing is added.
      */
     static String heapOption(long memoryLimitBytes, String jvmOptions) {
-        if (memoryLimitBytes <= 0 || jvmOptions != null && java.util.Arrays.stream(jvmOptions.split(" +"))
+        if (memoryLimitBytes <= 0 || jvmOptions != null && Arrays.stream(jvmOptions.split(" +"))
                 .anyMatch(option -> HEAP_SIZE_OPTIONS.stream().anyMatch(option::startsWith))) {
             return null;
         }
@@ -133,11 +134,22 @@ public final class WorkerStatefulSets {
         return "-Xmx" + Math.max(1, heap >> 20) + "m";
     }
 
-    /** The worker container's memory limit in bytes, or -1 if it has none. */
+    /**
+     * The worker container's memory limit in bytes, or -1 if it has none, or one that is not a
+     * quantity: the CRD takes any string there, and the API server refuses the StatefulSet with
+     * the field named, which the job's status reports as for any refused StatefulSet.
+     */
     static long memoryLimitBytes(StreamJobSpec spec) {
         ResourceRequirements resources = spec.worker == null ? null : spec.worker.resources;
         Quantity limit = resources == null || resources.getLimits() == null ? null : resources.getLimits().get("memory");
-        return limit == null ? -1 : Quantity.getAmountInBytes(limit).longValue();
+        if (limit == null) {
+            return -1;
+        }
+        try {
+            return Quantity.getAmountInBytes(limit).longValue();
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            return -1;
+        }
     }
 
     public static StatefulSet desired(StreamJob job, WorkerSettings settings, String configHash) {

@@ -210,6 +210,8 @@ class WorkerResourcesTest {
         assertThat(limited.apply("639Mi")).isEqualTo(defaults + " -Xmx479m");
         assertThat(limited.apply("640Mi")).as("from 640 MiB, 75 % leaves 160 MiB: nothing added").isEqualTo(defaults);
         assertThat(limited.apply("2Gi")).isEqualTo(defaults);
+        assertThat(limited.apply("lots")).as("not a quantity: no heap size; the API server refuses the StatefulSet, naming the field")
+                .isEqualTo(defaults);
         assertThat(javaToolOptions.apply("  worker:\n    resources:\n      requests: {memory: 256Mi}\n"))
                 .as("a request without a limit: the JVM sees no limit").isEqualTo(defaults);
         for (String own : new String[] {"-Xmx200m", "-XX:MaxRAMPercentage=50", "-XX:MaxHeapSize=200m", "-XX:MaxRAM=1g",
