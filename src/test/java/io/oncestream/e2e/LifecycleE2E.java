@@ -132,13 +132,17 @@ class LifecycleE2E extends E2ETest {
      * A worker in a 256 MiB pod reads a backlog: the operator gives its JVM {@code -Xmx96m} (the
      * limit less what the JVM needs outside its heap), the worker caps its batches to fit an
      * eighth of that heap (maxRecordsPerBatch is 50,000), the container is never killed or
-     * restarted, and the table is exact.
+     * restarted, and the table is exact. The trigger's interval is 30 minutes: the whole backlog
+     * (fewer than maxRecordsPerBatch records) arrives within the first one only because the
+     * batches cut short to fit the heap follow one another at once; were the next to wait for the
+     * next interval, the table would hold the first batch's rows alone until the wait gives up.
      */
     @Test
     void aWorkerInA256MiPodCatchesUpABacklogInBatchesThatFitItsHeap() {
         E2EJob job = E2EJob.own(kube, kafka, cassandra, "e2e-small", 2, 20000);
         job.produce(40000);
-        job.apply(Map.of("  parallelism: 2\n", "  parallelism: 1\n  worker:\n    resources:\n      limits: {memory: 256Mi}\n"));
+        job.apply(Map.of("  parallelism: 2\n", "  parallelism: 1\n  worker:\n    resources:\n      limits: {memory: 256Mi}\n",
+                "    interval: 1s\n", "    interval: 30m\n"));
         job.awaitExactTable(E2ESettings.WAIT);
         var output = kube.kubectl(null, "logs", "-n", job.namespace, job.name + "-0").orThrow();
         String logs = output.stdout() + output.stderr();
