@@ -46,9 +46,23 @@ public final class BatchMemory {
         return new BatchMemory(Runtime.getRuntime().maxMemory());
     }
 
+    /** The memory a record of {@code keyAndValueBytes} takes from its read until its write is acknowledged (estimated). */
+    static long recordBytes(long keyAndValueBytes) {
+        return PER_RECORD + PER_BYTE * keyAndValueBytes;
+    }
+
+    /**
+     * What a batch's writes may hold before they are sent while it is still read
+     * ({@link HeldWrites}): twice the budget, a quarter of the heap, which a batch planned here
+     * reaches only if its records are far larger than the last batch's.
+     */
+    long heldWritesLimit() {
+        return 2 * budget;
+    }
+
     /** The most records a new batch may hold: {@code configured} (what the interval leaves of maxRecordsPerBatch), or fewer if they would not fit; at least 1. */
     long maxRecords(long configured) {
-        long fit = Math.max(1, budget / (PER_RECORD + PER_BYTE * bytesPerRecord));
+        long fit = Math.max(1, budget / recordBytes(bytesPerRecord));
         if (fit >= configured) {
             return configured;
         }

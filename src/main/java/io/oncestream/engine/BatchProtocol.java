@@ -1,6 +1,5 @@
 package io.oncestream.engine;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -149,10 +148,20 @@ final class BatchProtocol {
         controls.hooks().reached(ProtocolStep.AFTER_WAL, batch.id());
         BatchCounts counts = new BatchCounts();
         Map<String, Long> chain = new TreeMap<>();
-        List<RowSink.Write> writes = read(batch, counts, chain);
+        BatchWriteListener listener = new BatchWriteListener(batch.id(), controls);
+        long[] writes = {0};
+        HeldWrites held = new HeldWrites(memory.heldWritesLimit(), part -> {
+            writes[0] += part.size();
+            write(batch, part, counts, listener);
+            progress.state(EngineState.READING);
+        });
+        read(batch, counts, chain, held);
         memory.read(counts.read(), counts.bytesRead());
         long readDone = clock();
-        write(batch.id(), writes, counts);
+        writes[0] += held.rest().size();
+        listener.total(writes[0]);
+        write(batch, held.rest(), counts, listener);
+        counts.writesAcknowledged(writes[0]);
         long writeDone = clock();
         controls.hooks().reached(ProtocolStep.AFTER_SINK, batch.id());
         commit(batch, counts, chain, writeDone - started);
@@ -196,35 +205,44 @@ final class BatchProtocol {
 
     /**
      * Step 3: reads exactly the batch's ranges, each partition's write timestamps going on from
-     * its base; {@code chain} ends with each partition's last one. Returns the writes.
+     * its base; {@code chain} ends with each partition's last one. The writes go to {@code held},
+     * which sends them early if they outgrow the heap.
      */
-    private List<RowSink.Write> read(PlannedBatch batch, BatchCounts counts, Map<String, Long> chain) {
+    private void read(PlannedBatch batch, BatchCounts counts, Map<String, Long> chain, HeldWrites held) {
         progress.state(EngineState.READING);
         batch.offsets().partitions().forEach((p, r) -> chain.put(p, r.timestampBase()));
-        List<RowSink.Write> writes = new ArrayList<>();
         long half = Math.max(1, batch.offsets().size() / 2);
         source.read(batch.offsets().partitions(), record -> {
+            long read = counts.recordRead();
             long ts = WriteTimestamps.next(chain.get(record.partitionKey()), record.timestampMs());
             chain.put(record.partitionKey(), ts);
             counts.bytesRead(record.key(), record.value());
             RecordDispatch.Routed routed = dispatch.route(batch.id(), record, ts);
-            if (!routed.filteredOut()) {
-                writes.add(routed.write());
-            }
             counts.routed(routed);
-            if (counts.recordRead() == half) {
+            if (!routed.filteredOut()) {
+                long sentBefore = held.sentEarly();
+                held.add(routed.write(), length(record.key()) + length(record.value()));
+                if (sentBefore == 0 && held.sentEarly() > 0) {
+                    LOG.log(Level.INFO, "batch " + batch.id() + (batch.replay() ? " (a replay)" : "") + ": its records take more than "
+                            + (memory.heldWritesLimit() >> 20) + " MiB, a quarter of the heap, so they are written while it is read ("
+                            + held.sentEarly() + " writes sent and acknowledged before the read goes on; records average "
+                            + counts.bytesRead() / read + " bytes)");
+                }
+            }
+            if (read == half) {
                 controls.hooks().reached(ProtocolStep.MID_READ, batch.id());
             }
         });
-        return writes;
     }
 
-    /** Step 4: every write acknowledged, and rows refused even alone written as dead letters. */
-    private void write(long batchId, List<RowSink.Write> writes, BatchCounts counts) {
+    private static long length(byte[] bytes) {
+        return bytes == null ? 0 : bytes.length;
+    }
+
+    /** Step 4 for {@code writes}: every one acknowledged, and rows refused even alone written as dead letters. */
+    private void write(PlannedBatch batch, List<RowSink.Write> writes, BatchCounts counts, BatchWriteListener listener) {
         progress.state(EngineState.WRITING);
-        RowSink.SinkListener listener = new BatchWriteListener(batchId, writes.size(), controls);
-        counts.deadLettered(dispatch.deadLetterRefused(batchId, sink.writeAll(writes, listener), listener));
-        counts.writesAcknowledged(writes.size());
+        counts.deadLettered(dispatch.deadLetterRefused(batch.id(), sink.writeAll(writes, listener), listener));
         progress.sinkAvailable(true);
     }
 

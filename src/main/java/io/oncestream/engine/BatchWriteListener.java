@@ -9,7 +9,9 @@ import io.oncestream.contract.EngineState;
 /**
  * What the worker reports while a batch's writes wait for Cassandra ({@code WAITING_FOR_SINK},
  * the error, and that it passed), and the {@link ProtocolStep#MID_WRITE} hook once about half of
- * them are acknowledged.
+ * them are acknowledged. A batch whose writes are sent while it is read ({@link HeldWrites})
+ * knows their number only when the read ended: its hook comes at the first acknowledgment after
+ * that if half of them were acknowledged before.
  */
 final class BatchWriteListener implements RowSink.SinkListener {
 
@@ -17,18 +19,24 @@ final class BatchWriteListener implements RowSink.SinkListener {
     private static final Logger LOG = Logger.getLogger(MicroBatchEngine.class.getName());
 
     private final long batchId;
-    private final long halfWrites;
+    /** Half of the batch's writes, once their number is known. */
+    private volatile long halfWrites = Long.MAX_VALUE;
+    private boolean midReached;
     private final ProgressTracker progress;
     private final ProtocolHooks hooks;
     private final AtomicLong acknowledged = new AtomicLong();
     /** The error this batch's writes reported, cleared once Cassandra acknowledges them again. */
     private volatile String sinkError;
 
-    BatchWriteListener(long batchId, int writes, Controls controls) {
+    BatchWriteListener(long batchId, Controls controls) {
         this.batchId = batchId;
-        this.halfWrites = Math.max(1, writes / 2);
         this.progress = controls.progress();
         this.hooks = controls.hooks();
+    }
+
+    /** The batch has {@code writes} writes in all. */
+    void total(long writes) {
+        halfWrites = Math.max(1, writes / 2);
     }
 
     @Override
@@ -49,10 +57,16 @@ final class BatchWriteListener implements RowSink.SinkListener {
         progress.errorPassed(sinkError);
     }
 
+    private synchronized boolean reachMid() {
+        boolean first = !midReached;
+        midReached = true;
+        return first;
+    }
+
     @Override
     public void acknowledged(int count) {
-        long before = acknowledged.getAndAdd(count);
-        if (before < halfWrites && before + count >= halfWrites) {
+        long after = acknowledged.addAndGet(count);
+        if (after >= halfWrites && reachMid()) {
             hooks.reached(ProtocolStep.MID_WRITE, batchId);
         }
     }

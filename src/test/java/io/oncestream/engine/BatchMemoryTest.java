@@ -88,6 +88,84 @@ class BatchMemoryTest {
         assertThat(table.ties()).isEmpty();
     }
 
+    /**
+     * Records of 8 KiB, where the first batch is planned for records of 1 KiB: the batch holds
+     * eight times what its plan fits, and its writes are sent each time they reach a quarter of
+     * the heap, before its read goes on, instead of all at its end; the next batches, planned
+     * from the records measured, fit the heap again and are sent whole.
+     */
+    @Test
+    void aBatchFarLargerThanItsPlanIsWrittenWhileItIsRead() {
+        InMemorySource source = new InMemorySource().partition("orders", 0, 0);
+        for (int i = 0; i < 60; i++) {
+            source.append("orders-0", i, 1000 + i, "k%03d".formatted(i), paddedValue("k%03d".formatted(i), i, 8192));
+        }
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 1, 1);
+        run(source, table, SMALL_HEAP, ProtocolHooks.NONE);
+
+        long perPart = recordsToReach(2 * (SMALL_HEAP / 8), BatchMemory.recordBytes(8192));
+        assertThat(perPart).isEqualTo(16);
+        assertThat(source.reads().stream().map(BatchMemoryTest::size).toList())
+                .as("a first batch planned for 1 KiB records, then batches planned for 8 KiB ones").containsExactly(50L, 8L, 2L);
+        assertThat(table.sends()).as("the first batch's writes sent in parts of a quarter of the heap, then whole batches")
+                .containsExactly(16, 16, 16, 2, 8, 2);
+        assertThat(table.rows()).hasSize(60);
+        for (int i = 0; i < 60; i++) {
+            assertThat(table.rows().get("k%03d".formatted(i))).containsEntry("amount", (long) i);
+        }
+    }
+
+    /**
+     * A batch planned under a large heap is replayed, after a restart with a small one, with its
+     * recorded 600 records, which the small heap could not hold at once: they are written in
+     * parts while read. A crash in the middle of those writes (after three parts) is replayed
+     * again, and the table is exact, every record with one timestamp.
+     */
+    @Test
+    void aReplayLargerThanTheHeapNowIsWrittenInPartsAndSurvivesACrashBetweenThem() {
+        InMemorySource source = backlog();
+        LastWriteWinsSink table = new LastWriteWinsSink("id", 1, 1);
+        assertThatThrownBy(() -> run(source, table, 4096L << 20, crashAt(ProtocolStep.MID_READ, 0)))
+                .hasMessageContaining("crash at MID_READ");
+        assertThat(size(source.reads().get(0))).as("one batch of the whole backlog, planned under 4 GiB").isEqualTo(BACKLOG);
+
+        assertThatThrownBy(() -> run(source, table, SMALL_HEAP, crashAt(ProtocolStep.MID_WRITE, 0)))
+                .hasMessageContaining("crash at MID_WRITE");
+        long perPart = recordsToReach(2 * (SMALL_HEAP / 8), BatchMemory.recordBytes(BACKLOG_RECORD_BYTES));
+        assertThat(perPart).isEqualTo(175);
+        assertThat(table.sends()).as("the replay's writes in parts: three sent while read, then the rest")
+                .containsExactly(175, 175, 175, 75);
+        assertThat(table.rows()).as("the crash came after some writes and before others").hasSizeBetween(1, BACKLOG - 1);
+
+        run(source, table, SMALL_HEAP, ProtocolHooks.NONE);
+        assertThat(source.reads().subList(1, source.reads().size())).as("each replay read the recorded ranges")
+                .containsOnly(source.reads().get(0));
+        assertExact(table);
+        assertThat(table.ties()).isEmpty();
+        assertThat(table.timestampsByRecord().values()).allSatisfy(ts -> assertThat(ts).hasSize(1));
+    }
+
+    /** How many records of {@code recordBytes} it takes to reach {@code limit}: the size of a part. */
+    private static long recordsToReach(long limit, long recordBytes) {
+        return (limit + recordBytes - 1) / recordBytes;
+    }
+
+    private static ProtocolHooks crashAt(ProtocolStep crashStep, long crashBatch) {
+        return (step, batchId) -> {
+            if (step == crashStep && batchId == crashBatch) {
+                throw new IllegalStateException("crash at " + step + " of batch " + batchId);
+            }
+        };
+    }
+
+    /** A JSON value with {@code id} and {@code amount}, padded so that key and value take {@code bytes}. */
+    private static String paddedValue(String key, int amount, int bytes) {
+        String head = "{\"id\": \"" + key + "\", \"amount\": " + amount + ", \"pad\": \"";
+        String value = head + "x".repeat(bytes - key.length() - head.length() - 2) + "\"}";
+        assertThat(key.length() + value.length()).isEqualTo(bytes);
+        return value;
+    }
+
     private static final int BACKLOG = 600;
     /** Each backlog record's key and value, in bytes. */
     private static final long BACKLOG_RECORD_BYTES = 441;

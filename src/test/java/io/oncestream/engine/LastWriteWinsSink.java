@@ -37,6 +37,7 @@ final class LastWriteWinsSink implements RowSink {
     private final Map<String, Cell> deadLetters = new TreeMap<>();
     private final Map<String, Set<Long>> timestampsByRecord = new TreeMap<>();
     private final List<String> ties = new ArrayList<>();
+    private final List<Integer> sends = new ArrayList<>();
     /** Calls of {@link #writeAll} still to find the sink down (each reports it, then the sink is back). */
     private int outages;
     private Runnable duringOutage = () -> { };
@@ -86,8 +87,14 @@ final class LastWriteWinsSink implements RowSink {
         duringOutage = during;
     }
 
+    /** The number of writes of each call of {@link #writeAll}, in order. */
+    List<Integer> sends() {
+        return List.copyOf(sends);
+    }
+
     @Override
     public List<Refused> writeAll(List<Write> writes, SinkListener listener) {
+        sends.add(writes.size());
         if (outages > 0) {
             outages--;
             listener.waitingForSink(new IllegalStateException("No node was available to execute the query"), writes.size());
