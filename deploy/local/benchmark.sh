@@ -51,13 +51,15 @@
 #          --baseline DIR, a copy of an earlier build's target/quarkus-app: its engine is a contender too ("before"),
 #          and the ratios of the change are printed; --no-spark leaves Spark out, e.g. when measuring a change)
 #        deploy/local/benchmark.sh --worker-memory 0,500,5000,max [--limits 512,384,320,256,192,160,128] [--seconds 60]
-#          [--warmup-seconds 15] [--max-records 1500000] [--max-records-per-batch 50000] [--nmt yes] [--worker-java-options "|-XX:A"]   (the packaged
+#          [--warmup-seconds 15] [--max-records 1500000] [--max-records-per-batch 50000] [--record-bytes N] [--nmt yes]
+#          [--worker-java-options "|-XX:A"]   (the packaged
 #          worker, a continuous job with a worker pod's JVM options and no -Xmx, in a memory cgroup whose limit
 #          imitates a container's (needs a writable memory cgroup: run as root), at each load: records/s produced
 #          while it runs (0: at rest; max: a backlog of --max-records drained as fast as it can). Limits are tried
 #          from the largest down until one fails (OOM kill, GC pauses > 5 % of the window, or a table not exact);
 #          prints RSS peak, heap after GC, GC %, OOM, table exact per run and the smallest limit per load;
 #          each set of --worker-java-options (appended like spec.worker.jvmOptions) side by side at each limit;
+#          --record-bytes N: each record's value padded to N bytes (the orders are about 190);
 #          --nmt yes: the JVM's native memory by category at the end of each window)
 #   --pin  give Cassandra the last CPU to itself and run Kafka and the benchmark JVM on the
 #          others (taskset), for both the raw loader and the engine: the ratio then measures

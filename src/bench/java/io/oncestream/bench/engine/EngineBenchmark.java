@@ -62,7 +62,8 @@ public final class EngineBenchmark {
                     List.of(a.getOrDefault("worker-java-options", "").split("\\|", -1)),
                     Integer.parseInt(a.getOrDefault("seconds", "60")), Integer.parseInt(a.getOrDefault("warmup-seconds", "15")),
                     Integer.parseInt(a.getOrDefault("max-records", "1500000")), a.getOrDefault("nmt", "no").equals("yes"),
-                    Integer.parseInt(a.getOrDefault("max-records-per-batch", String.valueOf(io.oncestream.contract.JobDefaults.MAX_RECORDS_PER_BATCH))))
+                    Integer.parseInt(a.getOrDefault("max-records-per-batch", String.valueOf(io.oncestream.contract.JobDefaults.MAX_RECORDS_PER_BATCH))),
+                    Integer.parseInt(a.getOrDefault("record-bytes", "0")))
                     .run(List.of(a.get("worker-memory").split(",")),
                             java.util.Arrays.stream(a.getOrDefault("limits", "512,384,320,256,192,160,128").split(","))
                                     .map(Integer::valueOf).toList());

@@ -66,14 +66,17 @@ final class WorkerMemoryBenchmark {
     private final boolean nmt;
     /** The job's {@code maxRecordsPerBatch} ({@code --max-records-per-batch}, the default 50,000 unless set). */
     private final int maxRecordsPerBatch;
+    /** Each record's value in bytes ({@code --record-bytes}), its note padded; 0: the orders as they are, about 190 bytes. */
+    private final int recordBytes;
     private final String keyspace = "oncestream_mem_" + System.currentTimeMillis();
     private final List<String> topics = new ArrayList<>();
     private CqlSession session;
     private Path cgroupParent;
 
     WorkerMemoryBenchmark(String bootstrap, String contactPoint, String datacenter, Path workerJdk, List<String> javaOptionSets,
-            int seconds, int warmupSeconds, int maxRecords, boolean nmt, int maxRecordsPerBatch) throws Exception {
+            int seconds, int warmupSeconds, int maxRecords, boolean nmt, int maxRecordsPerBatch, int recordBytes) throws Exception {
         this.maxRecordsPerBatch = maxRecordsPerBatch;
+        this.recordBytes = recordBytes;
         this.bootstrap = bootstrap;
         this.contactPoint = contactPoint;
         this.datacenter = datacenter;
@@ -134,9 +137,10 @@ final class WorkerMemoryBenchmark {
         System.out.printf("RESULTS (packaged worker, a continuous job, on %s; JAVA_TOOL_OPTIONS: %s, then -Xmx as the operator sets it"
                 + " for the limit (below 640 MiB, unless the set's options size the heap), then the set's options;"
                 + " JDK_JAVA_OPTIONS: %s; the memory limit is a memory cgroup's; %d s measured after %d s of warm-up;"
-                + " a run passes with no OOM kill, GC pauses <= 5 %% of the window, and the table exact; maxRecordsPerBatch %,d)%n",
+                + " a run passes with no OOM kill, GC pauses <= 5 %% of the window, and the table exact; maxRecordsPerBatch %,d%s)%n",
                 workerJava.getParent().getParent(), WorkerStatefulSets.DEFAULT_JVM_OPTIONS,
-                java.util.Objects.requireNonNullElse(WorkerProcessBenchmark.imageJdkJavaOptions(workerJava), "none"), seconds, warmupSeconds, maxRecordsPerBatch);
+                java.util.Objects.requireNonNullElse(WorkerProcessBenchmark.imageJdkJavaOptions(workerJava), "none"), seconds, warmupSeconds, maxRecordsPerBatch,
+                recordBytes > 0 ? String.format("; values of %,d bytes", recordBytes) : "");
         System.out.println("| load (records/s) | limit | JVM options added | RSS peak | cgroup peak | heap after GC (max) | after a full GC | heap committed | GC % |"
                 + " OOM | table exact | rate kept | passes |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
@@ -517,6 +521,9 @@ final class WorkerMemoryBenchmark {
 
         private void send() {
             String v = BenchOrders.json(random, sent++);
+            if (recordBytes > v.length()) { // the note, the last field, padded
+                v = v.substring(0, v.length() - 2) + "x".repeat(recordBytes - v.length()) + "\"}";
+            }
             producer.send(new ProducerRecord<>(topic, BenchOrders.parse(v)[0], v));
         }
 
