@@ -58,6 +58,12 @@ public final class KafkaRecordSource implements RecordSource {
     private static final Duration PLAN_POLL = Duration.ofMillis(200);
     /** Records held past the last batch's ends above which planning polls no more (they are planned first). */
     private static final int HELD_FOR_PLANNING = 10_000;
+    /**
+     * Nor does it poll with as many bytes of keys and values held as a fetch may bring: each plan's
+     * poll adds what a poll returns, and batches cut to a small heap take fewer, so without it the
+     * records held grew to 10,000 of 16 KiB and a 96 MiB heap threw {@code OutOfMemoryError}.
+     */
+    private final long heldBytesForPlanning = fetchMaxBytes(Runtime.getRuntime().maxMemory());
     /** The consumer's {@code fetch.max.wait.ms} unless the job's properties set it. */
     private static final int FETCH_MAX_WAIT_MS = 10;
     private static final long MIB = 1024 * 1024;
@@ -112,7 +118,6 @@ public final class KafkaRecordSource implements RecordSource {
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
         props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-        props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         // A read asks only for records below the last stable offset, which the broker has, so
         // its fetches have nothing to wait for. But the fetch still in flight when a range is
         // done may be at a partition with nothing new: the broker holds it up to this long, and
@@ -120,6 +125,7 @@ public final class KafkaRecordSource implements RecordSource {
         // 500 ms default, planning took 495-499 ms in some latency runs).
         props.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, String.valueOf(FETCH_MAX_WAIT_MS));
         long heap = Runtime.getRuntime().maxMemory();
+        props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, String.valueOf(maxPollRecords(heap)));
         props.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, String.valueOf(fetchMaxBytes(heap)));
         props.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, String.valueOf(partitionFetchBytes(heap)));
         props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, config.groupId() + "-worker-" + workerIndex);
@@ -133,6 +139,18 @@ public final class KafkaRecordSource implements RecordSource {
      */
     static long fetchMaxBytes(long maxHeapBytes) {
         return Math.max(MIB, Math.min(32 * MIB, maxHeapBytes / BatchMemory.BUDGET_SHARE));
+    }
+
+    /**
+     * How many records one poll may return: 5,000, or for a heap under 1.25 GiB one per 32 KiB of
+     * an eighth of it (384 in a 256 MiB pod), at least 100. A poll decompresses and copies its
+     * records onto the heap all at once, and a fetch's limits count compressed bytes: with 5,000
+     * per poll, values of 16 KiB that lz4 had shrunk took 80 MiB at once and a 96 MiB heap threw
+     * {@code OutOfMemoryError} inside the poll (docs/benchmarks.md). Records of up to about 32 KiB
+     * then stay within that eighth; a poll costs microseconds, so smaller ones cost nothing to speak of.
+     */
+    static int maxPollRecords(long maxHeapBytes) {
+        return (int) Math.max(100, Math.min(5000, maxHeapBytes / BatchMemory.BUDGET_SHARE / (32 * 1024)));
     }
 
     /** What one partition of a fetch may bring: 4 MiB, or a 32nd of a smaller heap's maximum, at least 1 MiB. */
@@ -213,6 +231,7 @@ public final class KafkaRecordSource implements RecordSource {
             return null;
         }
         int held = 0;
+        long heldBytes = 0;
         for (TopicPartition tp : owned) {
             ReadAhead kept = ahead.get(tp);
             Long start = starts.get(TopicPartitionKey.of(tp.topic(), tp.partition()));
@@ -220,10 +239,13 @@ public final class KafkaRecordSource implements RecordSource {
                 return null;
             }
             held += kept.records().size();
+            for (ConsumerRecord<byte[], byte[]> r : kept.records()) {
+                heldBytes += Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
+            }
         }
-        if (held >= HELD_FOR_PLANNING) {
-            // Batches smaller than what polls bring (a small maxRecordsPerBatch): plan from what is
-            // held, with the last stable offsets known, until it is worked off.
+        if (held >= HELD_FOR_PLANNING || heldBytes >= heldBytesForPlanning) {
+            // Batches smaller than what polls bring (a small maxRecordsPerBatch, or a small heap):
+            // plan from what is held, with the last stable offsets known, until it is worked off.
             return fromPositions(owned);
         }
         ConsumerRecords<byte[], byte[]> polled;
