@@ -17,9 +17,9 @@ import java.util.logging.Logger;
  * 150-byte orders) plus {@link #PER_BYTE} times its key and value (the bytes themselves, the
  * decoded values and the bound values). Before any batch was read, records are taken to be
  * {@link #ASSUMED_RECORD_BYTES} bytes, so a first batch may be smaller than the next, which follow
- * the data; with records of tens of KB or more in a small heap, that first batch can be too large
- * for it, and since a replay reads what its write-ahead entry recorded, only a larger heap, or a
- * smaller {@code maxRecordsPerBatch} before the batch is planned, helps then (docs/worker.md).
+ * the data. A batch that turns out far larger than its plan (a first batch of large records,
+ * records that grew, a replay planned under a larger heap) is written while it is read, a quarter
+ * of the heap at a time ({@link HeldWrites}).
  */
 public final class BatchMemory {
 

@@ -211,6 +211,49 @@ class KafkaRecordSourceIT {
         }
     }
 
+    /**
+     * Batches smaller than what a poll brings (cut to a small heap, say) take less than each plan's
+     * poll adds to the records held past their ends; planning stops polling once those take what a
+     * fetch may bring, and plans from them until they are worked off, so they stay bounded, and
+     * every batch still reads exactly its range.
+     */
+    @Test
+    void theRecordsHeldPastSmallBatchesStayWithinWhatAFetchMayBring(KafkaBroker kafka) throws Exception {
+        String topic = kafka.createTopic("source-held", 1);
+        String json = TestConfigs.orders("it/held", kafka.bootstrapServers(), topic, "127.0.0.1:1", "dc", "k", "t")
+                .replace("\"maxRecordsPerBatch\": 500}", "\"maxRecordsPerBatch\": 500,"
+                        + " \"properties\": {\"fetch.max.bytes\": \"20000\", \"max.poll.records\": \"50\"}}");
+        String pad = "x".repeat(1000);
+        List<ProducerRecord<String, String>> records = new ArrayList<>();
+        for (int i = 0; i < 1500; i++) {
+            records.add(new ProducerRecord<>(topic, 0, null, "r" + i + pad));
+        }
+        kafka.produce(records);
+        String partition = TopicPartitionKey.of(topic, 0);
+        try (KafkaRecordSource source = new KafkaRecordSource(JobConfigs.parse(json).source(),
+                new PartitionAssignment(List.of(topic), 1, 0), () -> false)) {
+            long next = 0;
+            long mostHeld = 0;
+            for (int batch = 0; batch < 60; batch++) {
+                KafkaOffsets planned = source.offsets(Map.of(partition, next)).get(partition);
+                long end = Math.min(planned.latest(), next + 10);
+                List<Long> read = new ArrayList<>();
+                source.read(Map.of(partition, new PartitionRange(next, end, 0)), r -> {
+                    assertThat(new String(r.value(), StandardCharsets.UTF_8)).startsWith("r" + r.offset() + "x");
+                    read.add(r.offset());
+                });
+                assertThat(read).as("batch %d: exactly its range", batch).containsExactlyElementsOf(
+                        java.util.stream.LongStream.range(next, end).boxed().toList());
+                next = end;
+                mostHeld = Math.max(mostHeld, source.heldBytes());
+            }
+            assertThat(next).isEqualTo(600);
+            assertThat(source.plansFromFetch()).as("plans answered from what is held").isPositive();
+            assertThat(mostHeld).as("held past the batches: a fetch's 20,000 bytes and at most one poll of 50 records more")
+                    .isPositive().isLessThanOrEqualTo(20_000 + 50 * 1005);
+        }
+    }
+
     private static Map<String, Long> latest(Map<String, KafkaOffsets> offsets) {
         Map<String, Long> out = new TreeMap<>();
         offsets.forEach((p, o) -> out.put(p, o.latest()));

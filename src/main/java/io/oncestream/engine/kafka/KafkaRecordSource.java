@@ -59,11 +59,12 @@ public final class KafkaRecordSource implements RecordSource {
     /** Records held past the last batch's ends above which planning polls no more (they are planned first). */
     private static final int HELD_FOR_PLANNING = 10_000;
     /**
-     * Nor does it poll with as many bytes of keys and values held as a fetch may bring: each plan's
-     * poll adds what a poll returns, and batches cut to a small heap take fewer, so without it the
-     * records held grew to 10,000 of 16 KiB and a 96 MiB heap threw {@code OutOfMemoryError}.
+     * Nor does it poll with as many bytes of keys and values held as a fetch may bring (the
+     * consumer's {@code fetch.max.bytes}): each plan's poll adds what a poll returns, and batches
+     * cut to a small heap take fewer, so without it the records held grew to 4,000 of 16 KiB and a
+     * 96 MiB heap threw {@code OutOfMemoryError}.
      */
-    private final long heldBytesForPlanning = fetchMaxBytes(Runtime.getRuntime().maxMemory());
+    private final long heldBytesForPlanning;
     /** The consumer's {@code fetch.max.wait.ms} unless the job's properties set it. */
     private static final int FETCH_MAX_WAIT_MS = 10;
     private static final long MIB = 1024 * 1024;
@@ -99,8 +100,9 @@ public final class KafkaRecordSource implements RecordSource {
         this.config = config;
         this.assignment = assignment;
         this.stopRequested = stopRequested;
-        this.consumer = new KafkaConsumer<>(consumerProperties(config, assignment.workerIndex()), new ByteArrayDeserializer(),
-                new ByteArrayDeserializer());
+        Properties props = consumerProperties(config, assignment.workerIndex());
+        this.heldBytesForPlanning = Long.parseLong(props.getProperty(ConsumerConfig.FETCH_MAX_BYTES_CONFIG).trim());
+        this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     /**
@@ -231,7 +233,6 @@ public final class KafkaRecordSource implements RecordSource {
             return null;
         }
         int held = 0;
-        long heldBytes = 0;
         for (TopicPartition tp : owned) {
             ReadAhead kept = ahead.get(tp);
             Long start = starts.get(TopicPartitionKey.of(tp.topic(), tp.partition()));
@@ -239,11 +240,8 @@ public final class KafkaRecordSource implements RecordSource {
                 return null;
             }
             held += kept.records().size();
-            for (ConsumerRecord<byte[], byte[]> r : kept.records()) {
-                heldBytes += Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
-            }
         }
-        if (held >= HELD_FOR_PLANNING || heldBytes >= heldBytesForPlanning) {
+        if (held >= HELD_FOR_PLANNING || heldBytes() >= heldBytesForPlanning) {
             // Batches smaller than what polls bring (a small maxRecordsPerBatch, or a small heap):
             // plan from what is held, with the last stable offsets known, until it is worked off.
             return fromPositions(owned);
@@ -283,6 +281,17 @@ public final class KafkaRecordSource implements RecordSource {
         }
         plansFromFetch++;
         return out;
+    }
+
+    /** The bytes of the keys and values of the records held past the last batch's ends. */
+    public long heldBytes() {
+        long bytes = 0;
+        for (ReadAhead kept : ahead.values()) {
+            for (ConsumerRecord<byte[], byte[]> r : kept.records()) {
+                bytes += Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
+            }
+        }
+        return bytes;
     }
 
     /** How many times {@link #offsets(Map)} answered from the fetch, without {@code ListOffsets}. */
