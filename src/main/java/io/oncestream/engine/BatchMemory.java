@@ -17,9 +17,10 @@ import java.util.logging.Logger;
  * 150-byte orders) plus {@link #PER_BYTE} times its key and value (the bytes themselves, the
  * decoded values and the bound values). Before any batch was read, records are taken to be
  * {@link #ASSUMED_RECORD_BYTES} bytes, so a first batch may be smaller than the next, which follow
- * the data. A batch that turns out far larger than its plan (a first batch of large records,
- * records that grew, a replay planned under a larger heap) is written while it is read, a quarter
- * of the heap at a time ({@link HeldWrites}).
+ * the data. A batch's writes are sent a 32nd of the heap at a time while it is read
+ * ({@link #partBytes()}, {@link HeldWrites}), so that its records die young, and so that a batch
+ * far larger than its plan (a first batch of large records, records that grew, a replay planned
+ * under a larger heap) never holds more than that.
  */
 public final class BatchMemory {
 
@@ -27,6 +28,14 @@ public final class BatchMemory {
 
     /** The share of the heap one batch's records and writes may take: one eighth (and a fetch another, KafkaRecordSource). */
     public static final int BUDGET_SHARE = 8;
+    /**
+     * A batch's writes are sent in parts of a quarter of its budget while it is read. Held to the
+     * end of the read, a batch's records outlived several young collections, were promoted, and
+     * filled the old generation: at full speed in a 256 MiB pod 7-15 % of the time went to GC,
+     * half of it in full collections; sent in such parts, 2.6-3.0 % at the same rate
+     * (docs/benchmarks.md).
+     */
+    static final int PARTS_PER_BUDGET = 4;
     static final long PER_RECORD = 1024;
     static final long PER_BYTE = 3;
     static final long ASSUMED_RECORD_BYTES = 1024;
@@ -53,11 +62,10 @@ public final class BatchMemory {
 
     /**
      * What a batch's writes may hold before they are sent while it is still read
-     * ({@link HeldWrites}): twice the budget, a quarter of the heap, which a batch planned here
-     * reaches only if its records are far larger than the last batch's.
+     * ({@link HeldWrites}): a quarter of the budget, a 32nd of the heap.
      */
-    long heldWritesLimit() {
-        return 2 * budget;
+    long partBytes() {
+        return budget / PARTS_PER_BUDGET;
     }
 
     /** The most records a new batch may hold: {@code configured} (what the interval leaves of maxRecordsPerBatch), or fewer if they would not fit; at least 1. */

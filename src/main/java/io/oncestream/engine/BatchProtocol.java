@@ -62,6 +62,7 @@ final class BatchProtocol {
     /** What caps a new batch besides {@code maxRecordsPerBatch}: the heap. */
     private BatchMemory memory = BatchMemory.ofThisJvm();
     private long lastBatchRecords;
+    private boolean partsReported;
     private boolean lastBatchCutByMemory;
 
     BatchProtocol(JobConfig config, Checkpoint checkpoint, Pipeline pipeline, Controls controls, Epoch epoch, RecordTotals totals) {
@@ -150,7 +151,7 @@ final class BatchProtocol {
         Map<String, Long> chain = new TreeMap<>();
         BatchWriteListener listener = new BatchWriteListener(batch.id(), controls);
         long[] writes = {0};
-        HeldWrites held = new HeldWrites(memory.heldWritesLimit(), part -> {
+        HeldWrites held = new HeldWrites(memory.partBytes(), part -> {
             writes[0] += part.size();
             write(batch, part, counts, listener);
             progress.state(EngineState.READING);
@@ -220,13 +221,13 @@ final class BatchProtocol {
             RecordDispatch.Routed routed = dispatch.route(batch.id(), record, ts);
             counts.routed(routed);
             if (!routed.filteredOut()) {
-                long sentBefore = held.sentEarly();
                 held.add(routed.write(), length(record.key()) + length(record.value()));
-                if (sentBefore == 0 && held.sentEarly() > 0) {
-                    LOG.log(Level.INFO, "batch " + batch.id() + (batch.replay() ? " (a replay)" : "") + ": its records take more than "
-                            + (memory.heldWritesLimit() >> 20) + " MiB, a quarter of the heap, so they are written while it is read ("
-                            + held.sentEarly() + " writes sent and acknowledged before the read goes on; records average "
-                            + counts.bytesRead() / read + " bytes)");
+                if (!partsReported && held.sentEarly() > 0) {
+                    partsReported = true;
+                    LOG.log(Level.INFO, "a batch's writes are sent each time they reach " + (memory.partBytes() >> 10)
+                            + " KiB, a 32nd of the heap, while it is read (first in batch " + batch.id()
+                            + (batch.replay() ? ", a replay" : "") + ", whose records average " + counts.bytesRead() / read
+                            + " bytes), and the read goes on once Cassandra acknowledged them");
                 }
             }
             if (read == half) {

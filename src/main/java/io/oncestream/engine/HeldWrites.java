@@ -5,15 +5,16 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * The writes of a batch between their read and their send. Normally a batch's writes are all
- * sent once its read ended ({@link BatchProtocol}, step 4): {@link BatchMemory} planned the batch
- * to fit an eighth of the heap. But that plan rests on the last batch's record sizes, and on
- * records of 1 KiB before any batch was read, and a replay reads the ranges its write-ahead entry
- * recorded, whatever the heap is now: a topic of larger records, records that grew, or a restart
- * in a smaller pod can bring a batch far larger than its plan. Then, as soon as the writes held
- * are estimated at {@code limitBytes}, they are sent, and the read goes on once Cassandra
- * acknowledged them. That is safe (docs/protocol.md §5): every write carries its record's
- * timestamp whenever it is sent, and the commit still follows the last acknowledgment.
+ * The writes of a batch between their read and their send. Each time those held are estimated at
+ * {@code limitBytes} ({@link BatchMemory#partBytes()}, a 32nd of the heap), they are sent, and the
+ * read goes on once Cassandra acknowledged them; the rest are sent when the read ended
+ * ({@link BatchProtocol}, step 4). A batch's records thus die young instead of outliving the
+ * collections of its whole read, and no batch holds more than that at once, even one far larger
+ * than {@link BatchMemory} planned: a topic of larger records than the last batch's (or than the
+ * 1 KiB assumed before any), or a replay, which reads the ranges its write-ahead entry recorded
+ * under whatever heap the worker had then. That is safe (docs/protocol.md §5): every write
+ * carries its record's timestamp whenever it is sent, and the commit still follows the last
+ * acknowledgment.
  */
 final class HeldWrites {
 

@@ -90,12 +90,12 @@ class BatchMemoryTest {
 
     /**
      * Records of 8 KiB, where the first batch is planned for records of 1 KiB: the batch holds
-     * eight times what its plan fits, and its writes are sent each time they reach a quarter of
-     * the heap, before its read goes on, instead of all at its end; the next batches, planned
-     * from the records measured, fit the heap again and are sent whole.
+     * eight times what its plan fits, but its writes, like every batch's, are sent each time they
+     * reach a 32nd of the heap, before its read goes on, not all at its end; the next batches,
+     * planned from the records measured, fit the heap again.
      */
     @Test
-    void aBatchFarLargerThanItsPlanIsWrittenWhileItIsRead() {
+    void aBatchsWritesAreSentInPartsOfA32ndOfTheHeapWhileItIsReadEvenIfItIsFarLargerThanItsPlan() {
         InMemorySource source = new InMemorySource().partition("orders", 0, 0);
         for (int i = 0; i < 60; i++) {
             source.append("orders-0", i, 1000 + i, "k%03d".formatted(i), paddedValue("k%03d".formatted(i), i, 8192));
@@ -103,12 +103,11 @@ class BatchMemoryTest {
         LastWriteWinsSink table = new LastWriteWinsSink("id", 1, 1);
         run(source, table, SMALL_HEAP, ProtocolHooks.NONE);
 
-        long perPart = recordsToReach(2 * (SMALL_HEAP / 8), BatchMemory.recordBytes(8192));
-        assertThat(perPart).isEqualTo(16);
         assertThat(source.reads().stream().map(BatchMemoryTest::size).toList())
                 .as("a first batch planned for 1 KiB records, then batches planned for 8 KiB ones").containsExactly(50L, 8L, 2L);
-        assertThat(table.sends()).as("the first batch's writes sent in parts of a quarter of the heap, then whole batches")
-                .containsExactly(16, 16, 16, 2, 8, 2);
+        long perPart = recordsToReach(SMALL_HEAP / 32, BatchMemory.recordBytes(8192));
+        assertThat(perPart).isEqualTo(2);
+        assertThat(table.sends()).as("every batch's writes sent in parts of a 32nd of the heap").hasSize(30).containsOnly(2);
         assertThat(table.rows()).hasSize(60);
         for (int i = 0; i < 60; i++) {
             assertThat(table.rows().get("k%03d".formatted(i))).containsEntry("amount", (long) i);
@@ -118,7 +117,7 @@ class BatchMemoryTest {
     /**
      * A batch planned under a large heap is replayed, after a restart with a small one, with its
      * recorded 600 records, which the small heap could not hold at once: they are written in
-     * parts while read. A crash in the middle of those writes (after three parts) is replayed
+     * parts while read. A crash in the middle of those writes (after 27 parts) is replayed
      * again, and the table is exact, every record with one timestamp.
      */
     @Test
@@ -131,10 +130,11 @@ class BatchMemoryTest {
 
         assertThatThrownBy(() -> run(source, table, SMALL_HEAP, crashAt(ProtocolStep.MID_WRITE, 0)))
                 .hasMessageContaining("crash at MID_WRITE");
-        long perPart = recordsToReach(2 * (SMALL_HEAP / 8), BatchMemory.recordBytes(BACKLOG_RECORD_BYTES));
-        assertThat(perPart).isEqualTo(175);
-        assertThat(table.sends()).as("the replay's writes in parts: three sent while read, then the rest")
-                .containsExactly(175, 175, 175, 75);
+        long perPart = recordsToReach(SMALL_HEAP / 32, BatchMemory.recordBytes(BACKLOG_RECORD_BYTES));
+        assertThat(perPart).isEqualTo(22);
+        List<Integer> parts = new java.util.ArrayList<>(java.util.Collections.nCopies(27, 22));
+        parts.add(BACKLOG - 27 * 22);
+        assertThat(table.sends()).as("the replay's writes in parts: 27 sent while read, then the rest").isEqualTo(parts);
         assertThat(table.rows()).as("the crash came after some writes and before others").hasSizeBetween(1, BACKLOG - 1);
 
         run(source, table, SMALL_HEAP, ProtocolHooks.NONE);
