@@ -161,7 +161,9 @@ final class BatchProtocol {
         long readDone = clock();
         writes[0] += held.rest().size();
         listener.total(writes[0]);
-        write(batch, held.rest(), counts, listener);
+        if (!held.rest().isEmpty() || held.sentEarly() == 0) {
+            write(batch, held.rest(), counts, listener);
+        }
         counts.writesAcknowledged(writes[0]);
         long writeDone = clock();
         controls.hooks().reached(ProtocolStep.AFTER_SINK, batch.id());
