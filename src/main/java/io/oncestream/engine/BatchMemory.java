@@ -17,8 +17,8 @@ import java.util.logging.Logger;
  * 150-byte orders) plus {@link #PER_BYTE} times its key and value (the bytes themselves, the
  * decoded values and the bound values). Before any batch was read, records are taken to be
  * {@link #ASSUMED_RECORD_BYTES} bytes, so a first batch may be smaller than the next, which follow
- * the data. A batch's writes are sent a 32nd of the heap at a time while it is read
- * ({@link #partBytes()}, {@link HeldWrites}), so that its records die young, and so that a batch
+ * the data. A batch's writes are flushed a 32nd of the heap at a time while it is read
+ * ({@link #flushBytes()}, {@link HeldWrites}), so that its records die young, and so that a batch
  * far larger than its plan (a first batch of large records, records that grew, a replay planned
  * under a larger heap) never holds more than that.
  */
@@ -29,13 +29,13 @@ public final class BatchMemory {
     /** The share of the heap one batch's records and writes may take: one eighth (and a fetch another, KafkaRecordSource). */
     public static final int BUDGET_SHARE = 8;
     /**
-     * A batch's writes are sent in parts of a quarter of its budget while it is read. Held to the
-     * end of the read, a batch's records outlived several young collections, were promoted, and
-     * filled the old generation: at full speed in a 256 MiB pod 7-15 % of the time went to GC,
-     * half of it in full collections; sent in such parts, 2.6-3.0 % at the same rate
-     * (docs/benchmarks.md).
+     * A batch's writes are flushed while it is read, each time they reach a quarter of its budget.
+     * Held to the end of the read, a batch's records outlived several young collections, were
+     * promoted, and filled the old generation: at full speed in a 256 MiB pod 7.0-8.1 % of the
+     * time went to GC (9.9-14.8 % with the consumer's polls not yet sized to the heap), a third
+     * of it in full collections; flushed so, 2.6-3.0 % at the same rate (docs/benchmarks.md).
      */
-    static final int PARTS_PER_BUDGET = 4;
+    static final int FLUSHES_PER_BUDGET = 4;
     static final long PER_RECORD = 1024;
     static final long PER_BYTE = 3;
     static final long ASSUMED_RECORD_BYTES = 1024;
@@ -61,11 +61,11 @@ public final class BatchMemory {
     }
 
     /**
-     * What a batch's writes may hold before they are sent while it is still read
+     * What a batch's writes may hold before they are flushed while it is still read
      * ({@link HeldWrites}): a quarter of the budget, a 32nd of the heap.
      */
-    long partBytes() {
-        return budget / PARTS_PER_BUDGET;
+    long flushBytes() {
+        return budget / FLUSHES_PER_BUDGET;
     }
 
     /** The most records a new batch may hold: {@code configured} (what the interval leaves of maxRecordsPerBatch), or fewer if they would not fit; at least 1. */

@@ -62,7 +62,7 @@ final class BatchProtocol {
     /** What caps a new batch besides {@code maxRecordsPerBatch}: the heap. */
     private BatchMemory memory = BatchMemory.ofThisJvm();
     private long lastBatchRecords;
-    private boolean partsReported;
+    private boolean flushReported;
     private boolean lastBatchCutByMemory;
 
     BatchProtocol(JobConfig config, Checkpoint checkpoint, Pipeline pipeline, Controls controls, Epoch epoch, RecordTotals totals) {
@@ -149,19 +149,22 @@ final class BatchProtocol {
         controls.hooks().reached(ProtocolStep.AFTER_WAL, batch.id());
         BatchCounts counts = new BatchCounts();
         Map<String, Long> chain = new TreeMap<>();
-        BatchWriteListener listener = new BatchWriteListener(batch.id(), controls);
+        BatchWriteListener listener = new BatchWriteListener(batch.id(), batch.offsets().size(), controls);
         long[] writes = {0};
-        HeldWrites held = new HeldWrites(memory.partBytes(), part -> {
-            writes[0] += part.size();
-            write(batch, part, counts, listener);
+        long[] flushingMs = {0};
+        HeldWrites held = new HeldWrites(memory.flushBytes(), flush -> {
+            long before = clock();
+            writes[0] += flush.size();
+            write(batch, flush, counts, listener);
             progress.state(EngineState.READING);
+            flushingMs[0] += clock() - before;
         });
         read(batch, counts, chain, held);
         memory.read(counts.read(), counts.bytesRead());
-        long readDone = clock();
+        long readDone = clock() - flushingMs[0]; // flushes during the read count as writing
         writes[0] += held.rest().size();
         listener.total(writes[0]);
-        if (!held.rest().isEmpty() || held.sentEarly() == 0) {
+        if (!held.rest().isEmpty() || held.flushes() == 0) {
             write(batch, held.rest(), counts, listener);
         }
         counts.writesAcknowledged(writes[0]);
@@ -209,7 +212,7 @@ final class BatchProtocol {
     /**
      * Step 3: reads exactly the batch's ranges, each partition's write timestamps going on from
      * its base; {@code chain} ends with each partition's last one. The writes go to {@code held},
-     * which sends them early if they outgrow the heap.
+     * which flushes them whenever they reach a 32nd of the heap.
      */
     private void read(PlannedBatch batch, BatchCounts counts, Map<String, Long> chain, HeldWrites held) {
         progress.state(EngineState.READING);
@@ -224,10 +227,10 @@ final class BatchProtocol {
             counts.routed(routed);
             if (!routed.filteredOut()) {
                 held.add(routed.write(), length(record.key()) + length(record.value()));
-                if (!partsReported && held.sentEarly() > 0) {
-                    partsReported = true;
-                    LOG.log(Level.INFO, "a batch's writes are sent each time they reach " + (memory.partBytes() >> 10)
-                            + " KiB, a 32nd of the heap, while it is read (first in batch " + batch.id()
+                if (!flushReported && held.flushes() > 0) {
+                    flushReported = true;
+                    LOG.log(Level.INFO, "a batch's writes are flushed while it is read, each time they reach " + (memory.flushBytes() >> 10)
+                            + " KiB, a 32nd of the heap (first in batch " + batch.id()
                             + (batch.replay() ? ", a replay" : "") + ", whose records average " + counts.bytesRead() / read
                             + " bytes), and the read goes on once Cassandra acknowledged them");
                 }

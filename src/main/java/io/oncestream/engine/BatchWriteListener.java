@@ -9,9 +9,9 @@ import io.oncestream.contract.EngineState;
 /**
  * What the worker reports while a batch's writes wait for Cassandra ({@code WAITING_FOR_SINK},
  * the error, and that it passed), and the {@link ProtocolStep#MID_WRITE} hook once about half of
- * them are acknowledged. A batch whose writes are sent while it is read ({@link HeldWrites})
- * knows their number only when the read ended: its hook comes at the first acknowledgment after
- * that if half of them were acknowledged before.
+ * them are acknowledged. A batch's writes are flushed while it is read ({@link HeldWrites}), and
+ * their number is known only when the read ended: until then half of its planned records stands
+ * for half of them, and if the known number's half was passed already, the hook comes then.
  */
 final class BatchWriteListener implements RowSink.SinkListener {
 
@@ -19,8 +19,8 @@ final class BatchWriteListener implements RowSink.SinkListener {
     private static final Logger LOG = Logger.getLogger(MicroBatchEngine.class.getName());
 
     private final long batchId;
-    /** Half of the batch's writes, once their number is known. */
-    private volatile long halfWrites = Long.MAX_VALUE;
+    /** Half of the batch's writes: of its planned records until their number is known. */
+    private volatile long halfWrites;
     private boolean midReached;
     private final ProgressTracker progress;
     private final ProtocolHooks hooks;
@@ -28,15 +28,19 @@ final class BatchWriteListener implements RowSink.SinkListener {
     /** The error this batch's writes reported, cleared once Cassandra acknowledges them again. */
     private volatile String sinkError;
 
-    BatchWriteListener(long batchId, Controls controls) {
+    BatchWriteListener(long batchId, long plannedRecords, Controls controls) {
         this.batchId = batchId;
+        this.halfWrites = Math.max(1, plannedRecords / 2);
         this.progress = controls.progress();
         this.hooks = controls.hooks();
     }
 
-    /** The batch has {@code writes} writes in all. */
+    /** The read ended: the batch has {@code writes} writes in all. */
     void total(long writes) {
         halfWrites = Math.max(1, writes / 2);
+        if (acknowledged.get() >= halfWrites && reachMid()) {
+            hooks.reached(ProtocolStep.MID_WRITE, batchId);
+        }
     }
 
     @Override

@@ -6,7 +6,7 @@ import java.util.function.Consumer;
 
 /**
  * The writes of a batch between their read and their send. Each time those held are estimated at
- * {@code limitBytes} ({@link BatchMemory#partBytes()}, a 32nd of the heap), they are sent, and the
+ * {@code limitBytes} ({@link BatchMemory#flushBytes()}, a 32nd of the heap), they are flushed: sent, and the
  * read goes on once Cassandra acknowledged them; the rest are sent when the read ended
  * ({@link BatchProtocol}, step 4). A batch's records thus die young instead of outliving the
  * collections of its whole read, and no batch holds more than that at once, even one far larger
@@ -22,7 +22,7 @@ final class HeldWrites {
     private final Consumer<List<RowSink.Write>> send;
     private List<RowSink.Write> held = new ArrayList<>();
     private long heldBytes;
-    private long sentEarly;
+    private long flushes;
 
     /** Writes held up to {@code limitBytes} (estimated, {@link BatchMemory#recordBytes}), then given to {@code send}. */
     HeldWrites(long limitBytes, Consumer<List<RowSink.Write>> send) {
@@ -38,7 +38,7 @@ final class HeldWrites {
             List<RowSink.Write> full = held;
             held = new ArrayList<>();
             heldBytes = 0;
-            sentEarly += full.size();
+            flushes++;
             send.accept(full);
         }
     }
@@ -48,8 +48,8 @@ final class HeldWrites {
         return held;
     }
 
-    /** How many writes were sent before the read ended. */
-    long sentEarly() {
-        return sentEarly;
+    /** How many times writes were flushed before the read ended. */
+    long flushes() {
+        return flushes;
     }
 }

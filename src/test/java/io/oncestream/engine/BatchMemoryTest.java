@@ -90,52 +90,65 @@ class BatchMemoryTest {
 
     /**
      * Records of 8 KiB, where the first batch is planned for records of 1 KiB: the batch holds
-     * eight times what its plan fits, but its writes, like every batch's, are sent each time they
-     * reach a 32nd of the heap, before its read goes on, not all at its end; the next batches,
-     * planned from the records measured, fit the heap again.
+     * eight times what its plan fits, but its writes, like every batch's, are flushed each time
+     * they reach a 32nd of the heap, while it is read: halfway through the read, rows are in the
+     * table. A crash there, between flushes, is replayed, and the table is exact, every record
+     * written with one timestamp; the next batches, planned from the records measured, fit the
+     * heap again.
      */
     @Test
-    void aBatchsWritesAreSentInPartsOfA32ndOfTheHeapWhileItIsReadEvenIfItIsFarLargerThanItsPlan() {
+    void aBatchsWritesAreFlushedWhileItIsReadEvenIfItIsFarLargerThanItsPlan() {
         InMemorySource source = new InMemorySource().partition("orders", 0, 0);
         for (int i = 0; i < 60; i++) {
             source.append("orders-0", i, 1000 + i, "k%03d".formatted(i), paddedValue("k%03d".formatted(i), i, 8192));
         }
         LastWriteWinsSink table = new LastWriteWinsSink("id", 1, 1);
-        run(source, table, SMALL_HEAP, ProtocolHooks.NONE);
+        List<Integer> rowsAtMidRead = new java.util.ArrayList<>();
+        assertThatThrownBy(() -> run(source, table, SMALL_HEAP, (step, batchId) -> {
+            if (step == ProtocolStep.MID_READ && batchId == 0) {
+                rowsAtMidRead.add(table.rows().size());
+                throw new IllegalStateException("crash at MID_READ of batch 0");
+            }
+        })).hasMessageContaining("crash at MID_READ");
+        long perFlush = recordsToReach(SMALL_HEAP / 32, BatchMemory.recordBytes(8192));
+        assertThat(perFlush).isEqualTo(2);
+        assertThat(rowsAtMidRead).as("rows written halfway through the read of 25 records: 12 flushes of 2").containsExactly(24);
 
+        run(source, table, SMALL_HEAP, ProtocolHooks.NONE);
         assertThat(source.reads().stream().map(BatchMemoryTest::size).toList())
-                .as("a first batch planned for 1 KiB records, then batches planned for 8 KiB ones").containsExactly(50L, 8L, 2L);
-        long perPart = recordsToReach(SMALL_HEAP / 32, BatchMemory.recordBytes(8192));
-        assertThat(perPart).isEqualTo(2);
-        assertThat(table.sends()).as("every batch's writes sent in parts of a 32nd of the heap").hasSize(30).containsOnly(2);
+                .as("a first batch planned for 1 KiB records, crashed and replayed, then batches planned for 8 KiB ones")
+                .containsExactly(50L, 50L, 8L, 2L);
+        assertThat(table.sends()).as("every batch's writes flushed a 32nd of the heap at a time").hasSize(12 + 30).containsOnly(2);
         assertThat(table.rows()).hasSize(60);
         for (int i = 0; i < 60; i++) {
             assertThat(table.rows().get("k%03d".formatted(i))).containsEntry("amount", (long) i);
         }
+        assertThat(table.ties()).isEmpty();
+        assertThat(table.timestampsByRecord().values()).allSatisfy(ts -> assertThat(ts).hasSize(1));
     }
 
     /**
      * A batch planned under a large heap is replayed, after a restart with a small one, with its
-     * recorded 600 records, which the small heap could not hold at once: they are written in
-     * parts while read. A crash in the middle of those writes (after 27 parts) is replayed
-     * again, and the table is exact, every record with one timestamp.
+     * recorded 600 records, which the small heap could not hold at once: they are flushed while
+     * read. The protocol's MID_WRITE point comes once half of the writes are acknowledged, during
+     * the read; a crash there is replayed again, and the table is exact, every record with one
+     * timestamp.
      */
     @Test
-    void aReplayLargerThanTheHeapNowIsWrittenInPartsAndSurvivesACrashBetweenThem() {
+    void aReplayLargerThanTheHeapNowIsFlushedWhileReadAndSurvivesACrashInTheMiddleOfItsWrites() {
         InMemorySource source = backlog();
         LastWriteWinsSink table = new LastWriteWinsSink("id", 1, 1);
         assertThatThrownBy(() -> run(source, table, 4096L << 20, crashAt(ProtocolStep.MID_READ, 0)))
                 .hasMessageContaining("crash at MID_READ");
         assertThat(size(source.reads().get(0))).as("one batch of the whole backlog, planned under 4 GiB").isEqualTo(BACKLOG);
+        assertThat(table.sends()).as("under 4 GiB nothing is flushed before the read's middle").isEmpty();
 
         assertThatThrownBy(() -> run(source, table, SMALL_HEAP, crashAt(ProtocolStep.MID_WRITE, 0)))
                 .hasMessageContaining("crash at MID_WRITE");
-        long perPart = recordsToReach(SMALL_HEAP / 32, BatchMemory.recordBytes(BACKLOG_RECORD_BYTES));
-        assertThat(perPart).isEqualTo(22);
-        List<Integer> parts = new java.util.ArrayList<>(java.util.Collections.nCopies(27, 22));
-        parts.add(BACKLOG - 27 * 22);
-        assertThat(table.sends()).as("the replay's writes in parts: 27 sent while read, then the rest").isEqualTo(parts);
-        assertThat(table.rows()).as("the crash came after some writes and before others").hasSizeBetween(1, BACKLOG - 1);
+        long perFlush = recordsToReach(SMALL_HEAP / 32, BatchMemory.recordBytes(BACKLOG_RECORD_BYTES));
+        assertThat(perFlush).isEqualTo(22);
+        assertThat(table.sends()).as("the replay's flushes until half of its 600 writes were acknowledged").hasSize(14).containsOnly(22);
+        assertThat(table.rows()).as("the crash came after some writes and before others").hasSize(300);
 
         run(source, table, SMALL_HEAP, ProtocolHooks.NONE);
         assertThat(source.reads().subList(1, source.reads().size())).as("each replay read the recorded ranges")
@@ -145,7 +158,7 @@ class BatchMemoryTest {
         assertThat(table.timestampsByRecord().values()).allSatisfy(ts -> assertThat(ts).hasSize(1));
     }
 
-    /** How many records of {@code recordBytes} it takes to reach {@code limit}: the size of a part. */
+    /** How many records of {@code recordBytes} it takes to reach {@code limit}: the records of a flush. */
     private static long recordsToReach(long limit, long recordBytes) {
         return (limit + recordBytes - 1) / recordBytes;
     }

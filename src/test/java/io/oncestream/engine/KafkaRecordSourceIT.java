@@ -236,6 +236,7 @@ class KafkaRecordSourceIT {
             long mostHeld = 0;
             for (int batch = 0; batch < 60; batch++) {
                 KafkaOffsets planned = source.offsets(Map.of(partition, next)).get(partition);
+                mostHeld = Math.max(mostHeld, source.heldBytes());
                 long end = Math.min(planned.latest(), next + 10);
                 List<Long> read = new ArrayList<>();
                 source.read(Map.of(partition, new PartitionRange(next, end, 0)), r -> {

@@ -60,9 +60,11 @@ public final class KafkaRecordSource implements RecordSource {
     private static final int HELD_FOR_PLANNING = 10_000;
     /**
      * Nor does it poll with as many bytes of keys and values held as a fetch may bring (the
-     * consumer's {@code fetch.max.bytes}): each plan's poll adds what a poll returns, and batches
-     * cut to a small heap take fewer, so without it the records held grew to 4,000 of 16 KiB and a
-     * 96 MiB heap threw {@code OutOfMemoryError}.
+     * consumer's {@code fetch.max.bytes}), or a 32nd of the heap if that is less, as much as a
+     * batch's writes hold before they are flushed (a poll more may come on top of them). Each
+     * plan's poll adds what a poll returns, and batches cut to a small heap take fewer: without
+     * this bound the records held grew to 4,000 of 16 KiB and a 96 MiB heap threw
+     * {@code OutOfMemoryError}.
      */
     private final long heldBytesForPlanning;
     /** The consumer's {@code fetch.max.wait.ms} unless the job's properties set it. */
@@ -101,8 +103,10 @@ public final class KafkaRecordSource implements RecordSource {
         this.assignment = assignment;
         this.stopRequested = stopRequested;
         Properties props = consumerProperties(config, assignment.workerIndex());
-        this.heldBytesForPlanning = Long.parseLong(props.getProperty(ConsumerConfig.FETCH_MAX_BYTES_CONFIG).trim());
         this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        // Valid: the consumer's own checks would have refused it.
+        this.heldBytesForPlanning = Math.min(Long.parseLong(props.getProperty(ConsumerConfig.FETCH_MAX_BYTES_CONFIG).trim()),
+                Runtime.getRuntime().maxMemory() / 32);
     }
 
     /**
