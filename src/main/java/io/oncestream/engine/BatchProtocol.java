@@ -150,11 +150,9 @@ final class BatchProtocol {
         BatchCounts counts = new BatchCounts();
         Map<String, Long> chain = new TreeMap<>();
         BatchWriteListener listener = new BatchWriteListener(batch.id(), batch.offsets().size(), controls);
-        long[] writes = {0};
         long[] flushingMs = {0};
         HeldWrites held = new HeldWrites(memory.flushBytes(), flush -> {
             long before = clock();
-            writes[0] += flush.size();
             write(batch, flush, counts, listener);
             progress.state(EngineState.READING);
             flushingMs[0] += clock() - before;
@@ -162,12 +160,11 @@ final class BatchProtocol {
         read(batch, counts, chain, held);
         memory.read(counts.read(), counts.bytesRead());
         long readDone = clock() - flushingMs[0]; // flushes during the read count as writing
-        writes[0] += held.rest().size();
-        listener.total(writes[0]);
+        listener.total(held.writes());
         if (!held.rest().isEmpty() || held.flushes() == 0) {
             write(batch, held.rest(), counts, listener);
         }
-        counts.writesAcknowledged(writes[0]);
+        counts.writesAcknowledged(held.writes());
         long writeDone = clock();
         controls.hooks().reached(ProtocolStep.AFTER_SINK, batch.id());
         commit(batch, counts, chain, writeDone - started);

@@ -23,6 +23,7 @@ final class HeldWrites {
     private List<RowSink.Write> held = new ArrayList<>();
     private long heldBytes;
     private long flushes;
+    private long flushedWrites;
 
     /** Writes held up to {@code limitBytes} (estimated, {@link BatchMemory#recordBytes}), then given to {@code send}. */
     HeldWrites(long limitBytes, Consumer<List<RowSink.Write>> send) {
@@ -39,6 +40,7 @@ final class HeldWrites {
             held = new ArrayList<>();
             heldBytes = 0;
             flushes++;
+            flushedWrites += full.size();
             send.accept(full);
         }
     }
@@ -46,6 +48,11 @@ final class HeldWrites {
     /** The writes held since the last send: what step 4 sends after the read. */
     List<RowSink.Write> rest() {
         return held;
+    }
+
+    /** All the writes given to this so far: those flushed and those held. */
+    long writes() {
+        return flushedWrites + held.size();
     }
 
     /** How many times writes were flushed before the read ended. */

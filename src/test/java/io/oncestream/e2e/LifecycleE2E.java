@@ -131,8 +131,9 @@ class LifecycleE2E extends E2ETest {
     /**
      * A worker in a 256 MiB pod reads a backlog: the operator gives its JVM {@code -Xmx96m} (the
      * limit less what the JVM needs outside its heap), the worker caps its batches to fit an
-     * eighth of that heap (maxRecordsPerBatch is 50,000), the container is never killed or
-     * restarted, and the table is exact. The trigger's interval is 30 minutes: the whole backlog
+     * eighth of that heap (maxRecordsPerBatch is 50,000), flushes their writes to the real
+     * Cassandra while it reads them, the container is never killed or restarted, and the table is
+     * exact. The trigger's interval is 30 minutes: the whole backlog
      * (fewer than maxRecordsPerBatch records) arrives within the first one only because the
      * batches cut short to fit the heap follow one another at once; were the next to wait for the
      * next interval, the table would hold the first batch's rows alone until the wait gives up.
@@ -149,6 +150,8 @@ class LifecycleE2E extends E2ETest {
         assertThat(logs).as("the worker JVM's options")
                 .contains("Picked up JAVA_TOOL_OPTIONS: " + WorkerStatefulSets.DEFAULT_JVM_OPTIONS + " -Xmx96m\n");
         assertThat(logs).as("batches capped to the heap").containsPattern("batches hold at most \\d+ records so that a batch fits in \\d+ MiB");
+        assertThat(logs).as("writes flushed while batches are read (a 32nd of the heap)")
+                .containsPattern("a batch's writes are flushed while it is read, each time they reach \\d+ KiB");
         var status = kube.admin().pods().inNamespace(job.namespace).withName(job.name + "-0").get().getStatus().getContainerStatuses().get(0);
         assertThat(status.getRestartCount()).as("restarts of the worker container (" + status.getLastState() + ")").isZero();
     }
